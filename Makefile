@@ -1,0 +1,38 @@
+# Every target works from a fresh clone: `make demo` and `make test` install on first use.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# nbgrader's gradebook set-up runs `alembic`, found through PATH.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+N ?= 200
+
+.PHONY: install test demo release bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check autograder tests source
+
+release: install
+	$(BIN)/python -m autograder.release
+
+demo: install
+	$(BIN)/python -m autograder.demo
+
+bench: install
+	$(BIN)/python -m autograder.bench --n $(N)
+
+clean:
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports .pytest_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Autograded RNN exercises: hidden graders, sandboxed grading and course tooling."""

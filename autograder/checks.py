@@ -1,0 +1,145 @@
+"""Judge one answer against the reference, PrairieLearn style: both side by side, and a name for the mistake.
+
+A grader computes the reference answer and, lazily, the answers that each known mistake would give. When
+the student's answer is wrong, the first mistake that reproduces it names the misconception; shape-based
+diagnoses (transpose, (n,) broadcast into (n, n), a lost dimension) cover mistakes no variant spells out.
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from autograder.hints import hint_text
+
+RTOL = 1e-6
+ATOL = 1e-8
+
+Mistakes = Mapping[str, Callable[[], Any]]
+
+
+class CheckFailed(AssertionError):
+    """A grader's verdict on a wrong answer: the message a student reads and the misconception, if known."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        self.hint = hint
+        if hint:
+            message = f"{message}\n  hint [{hint}]: {hint_text(hint)}"
+        super().__init__(message)
+
+
+def show(value: Any) -> str:
+    """A short picture of a value: its shape and its first few numbers."""
+    if isinstance(value, np.ndarray):
+        body = np.array2string(value, precision=4, threshold=8, edgeitems=2, max_line_width=90)
+        body = " ".join(body.split())
+        return f"shape {value.shape} {value.dtype}: {body}"
+    text = repr(value)
+    return f"{type(value).__name__} {text[:80]}"
+
+
+def as_numeric(value: Any, what: str) -> np.ndarray:
+    """The answer as a numeric array, or a CheckFailed that says what came back instead."""
+    if value is None:
+        raise CheckFailed(f"{what} returned None: did you forget `return`?", "not_an_array")
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # a ragged list or an object NumPy cannot read
+        raise CheckFailed(f"{what} returned {show(value)}, which is not an array ({exc})", "not_an_array") from None
+    if array.dtype.kind not in "biuf":
+        raise CheckFailed(f"{what} returned {show(value)}: expected numbers", "not_an_array")
+    return array
+
+
+def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """Same shape and values within tolerance; nan never matches."""
+    return got.shape == expected.shape and bool(
+        np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol)
+    )
+
+
+def diagnose(got: np.ndarray, expected: np.ndarray, mistakes: Mistakes | None = None) -> str | None:
+    """The id of the misconception that explains `got`, if one does."""
+    for hint, wrong_answer in (mistakes or {}).items():
+        try:
+            with np.errstate(all="ignore"):
+                wrong = np.asarray(wrong_answer())
+        except Exception:  # that mistake cannot even run on these shapes, so it is not this one
+            continue
+        if wrong.dtype.kind in "biuf" and close(got, wrong):
+            return hint
+    if expected.ndim == 2 and got.shape == expected.shape[::-1] and close(got.T, expected):
+        return "transposed"
+    if expected.ndim == 2 and expected.shape[1] == 1 and got.shape == (expected.shape[0],) * 2:
+        return "broadcast_1d"
+    if got.size == expected.size and got.ndim < expected.ndim:
+        return "flattened"
+    return None
+
+
+def check_array(got: Any, expected: np.ndarray, *, what: str, mistakes: Mistakes | None = None) -> None:
+    """Pass silently when `got` matches `expected` in shape and value; otherwise explain the difference."""
+    expected = np.asarray(expected)
+    array = as_numeric(got, what)
+    if close(array, expected):
+        return
+    if array.shape != expected.shape:
+        problem = f"wrong shape: expected {expected.shape}, got {array.shape}"
+    elif np.isnan(array.astype(np.float64)).any():
+        problem = "the result contains nan"
+    else:
+        problem = "wrong values"
+    raise CheckFailed(
+        f"{what}: {problem}\n  expected {show(expected)}\n  got      {show(array)}",
+        diagnose(array, expected, mistakes),
+    )
+
+
+def check_number(got: Any, expected: float, *, what: str, mistakes: Mistakes | None = None,
+                 integer: bool = False) -> None:
+    """Judge a scalar answer (a loss, a count). An integer answer must be a whole number."""
+    array = as_numeric(got, what)
+    if array.size != 1:
+        raise CheckFailed(f"{what}: expected a single number, got {show(array)}", "not_an_array")
+    value = float(array.reshape(()))
+    if integer:
+        ok = value == float(expected)
+    else:
+        ok = bool(np.isclose(value, expected, rtol=RTOL, atol=ATOL))
+    if ok:
+        return
+    hint = diagnose(array.reshape(()), np.asarray(expected), mistakes)
+    raise CheckFailed(f"{what}: expected {expected!r}, got {value!r}", hint)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exact equality through nested lists, tuples and dicts of arrays."""
+    if isinstance(a, np.ndarray):
+        return np.shape(b) == a.shape and np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, list | tuple):
+        return isinstance(b, list | tuple) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return True
+
+
+def check_unmodified(before: Mapping[str, Any], after: Mapping[str, Any], *, what: str) -> None:
+    """Fail when the call changed any of its array arguments (also inside lists and dicts)."""
+    changed = [name for name, original in before.items() if not same(original, after[name])]
+    if changed:
+        raise CheckFailed(f"{what} changed its argument(s) {', '.join(changed)}", "modifies_input")
+
+
+def call_label(function: str, **arguments: Any) -> str:
+    """`f(a (3, 2), b (3, 3), g=relu)`: how a failure message names the call it judged."""
+    parts = []
+    for name, value in arguments.items():
+        if isinstance(value, np.ndarray):
+            parts.append(f"{name} {value.shape}")
+        elif callable(value):
+            parts.append(f"{name}={getattr(value, '__name__', 'function')}")
+        elif isinstance(value, list | tuple) and value and not isinstance(value[0], int | float):
+            parts.append(f"{name}=<{len(value)} items>")
+        else:
+            parts.append(f"{name}={value!r}"[:60])
+    return f"{function}({', '.join(parts)})"

@@ -1,0 +1,1 @@
+"""Hidden graders: one pytest module per graded function, judged through the `student` fixture."""

@@ -1,0 +1,1 @@
+"""Hidden graders for `hidden_state_activation`."""

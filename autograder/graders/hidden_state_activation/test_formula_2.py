@@ -1,0 +1,18 @@
+import pytest
+
+from autograder.graders.hidden_state_activation import reference as ref
+from autograder.graders.hidden_state_activation.cases import MINIBATCH, SHAPE_PARAMS, pick
+from autograder.graders.judge import judge, judge_unmodified
+
+ARGS = ("w_hh", "w_hx", "h_t_prev", "x_t")
+
+
+@pytest.mark.points(1)
+@pytest.mark.parametrize("shape", SHAPE_PARAMS)
+def test_value(student, shape):
+    judge(student, "formula_2", pick(shape.arrays(), *ARGS), ref.formula_2, ref.FORMULA_2_MISTAKES)
+
+
+@pytest.mark.points(1)
+def test_inputs_unmodified(student):
+    judge_unmodified(student, "formula_2", pick(MINIBATCH.arrays(), *ARGS))

@@ -1,0 +1,96 @@
+"""Read a notebook and find its cells: what nbgrader marks as solution, grade (test) and locked cells."""
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+
+class NotebookError(Exception):
+    """A notebook that cannot be read; the message names the file and the problem in one line."""
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    try:
+        return nbformat.read(str(path), as_version=4)
+    except FileNotFoundError:
+        raise NotebookError(f"{path}: no such notebook") from None
+    except Exception as exc:  # nbformat raises many types for a broken file; all mean "unreadable"
+        detail = " ".join(str(exc).split())[:160]
+        raise NotebookError(f"{path}: not a readable notebook ({type(exc).__name__}: {detail})") from None
+
+
+def nbgrader_meta(cell: Any) -> dict[str, Any]:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell: Any) -> str | None:
+    return nbgrader_meta(cell).get("grade_id")
+
+
+def is_test_cell(cell: Any) -> bool:
+    """An autograder test cell: graded, and not a place for the student's answer."""
+    meta = nbgrader_meta(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def visible_part(source: str) -> str:
+    """A test cell's source without its hidden section (what students see)."""
+    lines, hidden = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == HIDDEN_BEGIN:
+            hidden = True
+        elif stripped == HIDDEN_END:
+            hidden = False
+        elif not hidden:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def python_source(source: str) -> str:
+    """IPython syntax (magics, `!shell`) turned into plain Python calls on `get_ipython()`."""
+    if "%" not in source and "!" not in source and "?" not in source:
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+class _NoIPython:
+    """Stands in for `get_ipython()` outside a kernel: magics and shell escapes do nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def load_namespace(path: Path) -> dict[str, Any]:
+    """Run a notebook's code cells, test cells excepted, and return the names they defined.
+
+    Runs in this process (no sandbox): for instructors checking notebooks they trust. A cell that raises
+    is skipped, as in a kernel, so later cells still define their functions.
+    """
+    notebook = read_notebook(path)
+    namespace: dict[str, Any] = {"__name__": "__main__", "get_ipython": _NoIPython}
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
+    cwd = os.getcwd()
+    try:
+        os.chdir(folder)
+        for index, cell in enumerate(notebook.cells):
+            if cell.get("cell_type") != "code" or is_test_cell(cell):
+                continue
+            try:
+                exec(compile(python_source(cell.source), f"<{path.name} cell {index}>", "exec"), namespace)
+            except Exception:
+                continue
+    finally:
+        os.chdir(cwd)
+        sys.path.remove(folder)
+    return namespace

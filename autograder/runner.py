@@ -1,0 +1,153 @@
+"""Run one exercise's hidden graders against a student, without pytest's start-up cost.
+
+The graders are ordinary pytest modules (`autograder/graders/<assignment>/test_<exercise>.py`) that
+instructors can run with pytest. Grading thousands of submissions cannot pay pytest's collection for each,
+so this module collects them once, the way pytest would (test functions, `parametrize`, the `points`
+mark, the `student` fixture), and calls each case directly. `tests/` checks that both agree.
+"""
+
+import functools
+import importlib
+import inspect
+import itertools
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from autograder.checks import CheckFailed
+from autograder.student import StudentError
+
+MAX_MESSAGE = 900
+
+
+@dataclass(frozen=True)
+class GraderCase:
+    name: str
+    function: Any
+    params: dict[str, Any]
+    points: float
+
+
+@dataclass
+class CaseResult:
+    name: str
+    points: float
+    earned: float
+    message: str = ""
+    hint: str | None = None
+
+
+@dataclass
+class ExerciseResult:
+    exercise: str
+    cases: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return round(sum(case.earned for case in self.cases), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(case.points for case in self.cases), 6)
+
+    @property
+    def hints(self) -> list[str]:
+        return sorted({case.hint for case in self.cases if case.hint})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"exercise": self.exercise, "cases": [asdict(case) for case in self.cases]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ExerciseResult":
+        return cls(data["exercise"], [CaseResult(**case) for case in data["cases"]])
+
+    def feedback(self) -> str:
+        """What a student reads under the grade cell: each check, its points and why it failed."""
+        lines = [f"{self.exercise}: {fmt(self.score)} / {fmt(self.max_score)} points"]
+        previous = None
+        for case in self.cases:
+            mark = "pass" if case.earned == case.points else "FAIL"
+            lines.append(f"  [{mark}] {case.name}  ({fmt(case.earned)}/{fmt(case.points)})")
+            if case.message:
+                if case.message == previous:
+                    lines.append("         (same problem as above)")
+                else:
+                    lines.extend("         " + line for line in case.message.splitlines())
+                previous = case.message
+        return "\n".join(lines)
+
+
+def fmt(points: float) -> str:
+    return f"{points:g}"
+
+
+def grader_module_name(assignment: str, exercise: str) -> str:
+    return f"autograder.graders.{assignment}.test_{exercise}"
+
+
+def _parametrizations(function: Any) -> list[list[tuple[str, dict[str, Any]]]]:
+    """Each `parametrize` mark as a list of (id, {argname: value}), in pytest's order."""
+    marks = [mark for mark in getattr(function, "pytestmark", []) if mark.name == "parametrize"]
+    result = []
+    for mark in reversed(marks):  # pytest lists the mark nearest the function first
+        argnames, argvalues = mark.args[0], mark.args[1]
+        names = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
+        ids = mark.kwargs.get("ids")
+        options = []
+        for index, value in enumerate(argvalues):
+            case_id = None
+            if hasattr(value, "values") and hasattr(value, "marks"):  # pytest.param(...)
+                case_id, value = value.id, value.values
+            elif len(names) == 1:
+                value = (value,)
+            if case_id is None and ids is not None:
+                case_id = ids(value[0]) if callable(ids) else ids[index]
+            options.append((case_id or f"{names[0]}{index}", dict(zip(names, value, strict=True))))
+        result.append(options)
+    return result
+
+
+@functools.cache
+def collect(assignment: str, exercise: str) -> tuple[GraderCase, ...]:
+    """Every graded case of one exercise, named as pytest names them."""
+    module = importlib.import_module(grader_module_name(assignment, exercise))
+    cases = []
+    for name, function in vars(module).items():
+        if not (name.startswith("test") and inspect.isfunction(function)):
+            continue
+        points = [mark.args[0] for mark in getattr(function, "pytestmark", []) if mark.name == "points"]
+        if len(points) != 1:
+            raise ValueError(f"{module.__name__}.{name} must declare its points once with @pytest.mark.points(n)")
+        for combination in itertools.product(*_parametrizations(function)):
+            params = {k: v for _, values in combination for k, v in values.items()}
+            case_id = "-".join(case_id for case_id, _ in combination)
+            label = name.removeprefix("test_") + (f"[{case_id}]" if case_id else "")
+            cases.append(GraderCase(label, function, params, float(points[0])))
+    return tuple(cases)
+
+
+def max_score(assignment: str, exercise: str) -> float:
+    return round(sum(case.points for case in collect(assignment, exercise)), 6)
+
+
+def run_case(case: GraderCase, student: Any) -> CaseResult:
+    try:
+        case.function(student=student, **case.params)
+    except CheckFailed as failure:
+        return CaseResult(case.name, case.points, 0.0, str(failure)[:MAX_MESSAGE], failure.hint)
+    except (StudentError, AssertionError) as failure:
+        return CaseResult(case.name, case.points, 0.0, str(failure)[:MAX_MESSAGE])
+    except Exception as exc:  # the answer broke the grader's own arithmetic: still the answer's fault
+        message = f"the answer could not be checked: {type(exc).__name__}: {exc}"
+        return CaseResult(case.name, case.points, 0.0, message[:MAX_MESSAGE])
+    return CaseResult(case.name, case.points, case.points)
+
+
+def run_exercise(assignment: str, exercise: str, student: Any) -> ExerciseResult:
+    """Run every case; a NumPy warning or a print is never part of the verdict."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        results = [run_case(case, student) for case in collect(assignment, exercise)]
+    return ExerciseResult(exercise, results)

@@ -1,0 +1,33 @@
+"""nbgrader configuration for the RNN hidden-state course (run nbgrader commands from this folder)."""
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+c.CourseDirectory.course_id = "rnn-hidden-state"
+c.CourseDirectory.db_assignments = [
+    {"name": "hidden_state_activation"},
+    {"name": "rnn_update_equations"},
+]
+# The self-check module next to each notebook is released with it; nothing else is.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# One stub inside every answer region, between ### START CODE HERE ### and ### END CODE HERE ###.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Grading: a cell gets 60 s (a hidden grade cell runs a few dozen checks); a stuck cell is interrupted
+# and grading goes on with the next one.
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+
+# A test cell deleted by the student is put back and run, so deleting it neither helps nor hurts.
+c.OverwriteCells.add_missing_cells = True
+
+# Warnings on stderr would zero a grade cell; the graders already silence them, this catches the rest.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"Warning: "
+
+# Students get their feedback without the hidden tests' source.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "nbgrader.preprocessors.ClearHiddenTests",
+]

@@ -1,0 +1,103 @@
+"""Self-checks for the `hidden_state_activation` notebook.
+
+Each check runs your function on the notebook's worked example and a couple of small shapes, prints a
+line when it looks right and raises an AssertionError that says what is wrong when it does not. Passing
+here is a good sign, not a grade: the graders try other shapes and values.
+"""
+
+import contextlib
+import sys
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "check_concat_weights", "check_concat_state_input", "check_formula_1", "check_formula_2",
+    "check_sigmoid", "check_hidden_state",
+]
+
+# The worked example: W_hh is 3x2 of ones, W_hx is 3x3 of nines, h is 2x1 of ones, x is 3x1 of nines.
+W_HH = np.ones((3, 2), dtype=int)
+W_HX = np.full((3, 3), 9)
+H_PREV = np.ones((2, 1), dtype=int)
+X_T = np.full((3, 1), 9)
+
+
+def _call(function, *args, **kwargs):
+    # Overflow warnings are not mistakes, and a debug print to stderr must not fail the cell.
+    with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
+        warnings.simplefilter("ignore")
+        try:
+            return function(*args, **kwargs)
+        except NotImplementedError:
+            raise AssertionError(f"{function.__name__} is not implemented yet: fill in its code region") from None
+
+
+def _expect(name, got, expected, advice=""):
+    got_array = np.asarray(got) if got is not None else None
+    if got_array is None:
+        raise AssertionError(f"{name} returned None: did you forget `return`?")
+    if got_array.shape != np.shape(expected):
+        raise AssertionError(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
+    if not np.allclose(got_array, expected):
+        raise AssertionError(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
+
+
+def _passed(name):
+    print(f"\u2714 {name} passes the self-check. The graders will try more shapes and values.")
+
+
+def check_concat_weights(concat_weights):
+    got = _call(concat_weights, W_HH, W_HX)
+    expected = np.array([[1, 1, 9, 9, 9]] * 3)
+    _expect("concat_weights(w_hh 3x2, w_hx 3x3)", got, expected,
+            "Put the weights side by side, w_hh's columns first.")
+    got = _call(concat_weights, np.eye(2), np.zeros((2, 2)))
+    _expect("concat_weights(eye(2), zeros((2, 2)))", got, np.array([[1.0, 0, 0, 0], [0, 1, 0, 0]]),
+            "Columns of w_hh come first, then those of w_hx.")
+    _passed("concat_weights")
+
+
+def check_concat_state_input(concat_state_input):
+    got = _call(concat_state_input, H_PREV, X_T)
+    _expect("concat_state_input(h 2x1, x 3x1)", got, np.array([[1], [1], [9], [9], [9]]),
+            "Stack h_t_prev on top of x_t.")
+    h, x = np.arange(6).reshape(2, 3), 10 + np.arange(3).reshape(1, 3)
+    _expect("concat_state_input(h 2x3, x 1x3)", _call(concat_state_input, h, x), np.vstack((h, x)),
+            "With m examples, one per column, the result has m columns.")
+    _passed("concat_state_input")
+
+
+def check_formula_1(formula_1):
+    _expect("formula_1 on the worked example", _call(formula_1, W_HH, W_HX, H_PREV, X_T),
+            np.full((3, 1), 245), "Multiply [W_hh | W_hx] by [h; x] with a matrix product.")
+    _passed("formula_1")
+
+
+def check_formula_2(formula_2):
+    _expect("formula_2 on the worked example", _call(formula_2, W_HH, W_HX, H_PREV, X_T),
+            np.full((3, 1), 245), "Add W_hh @ h and W_hx @ x.")
+    _passed("formula_2")
+
+
+def check_sigmoid(sigmoid):
+    _expect("sigmoid(0)", _call(sigmoid, np.zeros((2, 1))), np.full((2, 1), 0.5))
+    z = np.array([[-2.0, 0.0, 2.0]])
+    _expect("sigmoid([[-2, 0, 2]])", _call(sigmoid, z), np.array([[0.11920292, 0.5, 0.88079708]]),
+            "sigmoid(z) = 1 / (1 + e^(-z)).")
+    extreme = np.asarray(_call(sigmoid, np.array([-1000.0, 1000.0])), dtype=float)
+    if not np.isfinite(extreme).all():
+        raise AssertionError(f"sigmoid([-1000, 1000]) gave {extreme}: it must stay finite (0 and 1).")
+    _passed("sigmoid")
+
+
+def check_hidden_state(hidden_state):
+    b_h = np.zeros((3, 1))
+    for formula in (1, 2):
+        got = _call(hidden_state, W_HH, W_HX, H_PREV, X_T, b_h, formula=formula, g=lambda z: z)
+        _expect(f"hidden_state(..., formula={formula}, g=identity)", got, np.full((3, 1), 245.0),
+                "With b_h = 0 and g(z) = z you should get formula 1 or 2 unchanged.")
+    got = _call(hidden_state, W_HH, W_HX, H_PREV, X_T, np.full((3, 1), -245.0))
+    _expect("hidden_state(..., b_h = -245) with the default g", got, np.full((3, 1), 0.5),
+            "The bias goes inside the activation, and the default g is sigmoid.")
+    _passed("hidden_state")
