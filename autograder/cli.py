@@ -1,2 +1,47 @@
-def main() -> int:
-    return 0
+"""`autograder grade | export | push | report | roster`: one entry point, one module per command.
+
+Each command module exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
+A user's mistake ends in a one-line message and exit status 1, never a traceback.
+"""
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = (
+    "autograder.commands.grade",
+    "autograder.commands.export",
+    "autograder.commands.push",
+    "autograder.commands.roster",
+    "autograder.commands.report",
+)
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad argument, missing file); printed as one line."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="autograder", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the command exists but something it needs is missing
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except UserError as exc:
+        print(f"autograder {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"autograder {args.command}: interrupted", file=sys.stderr)
+        return 130

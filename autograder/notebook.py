@@ -1,5 +1,7 @@
 """Read a notebook and find its cells: what nbgrader marks as solution, grade (test) and locked cells."""
 
+import contextlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -87,7 +89,8 @@ def load_namespace(path: Path) -> dict[str, Any]:
             if cell.get("cell_type") != "code" or is_test_cell(cell):
                 continue
             try:
-                exec(compile(python_source(cell.source), f"<{path.name} cell {index}>", "exec"), namespace)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(python_source(cell.source), f"<{path.name} cell {index}>", "exec"), namespace)
             except Exception:
                 continue
     finally:

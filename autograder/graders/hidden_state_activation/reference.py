@@ -47,6 +47,7 @@ _PRODUCT_MISTAKES = {
 }
 FORMULA_1_MISTAKES = {
     **_PRODUCT_MISTAKES,
+    "block_order": lambda w_hh, w_hx, h, x: np.hstack((w_hx, w_hh)) @ np.vstack((h, x)),
     "elementwise_product": lambda w_hh, w_hx, h, x: np.hstack((w_hh, w_hx)) * np.vstack((h, x)),
 }
 FORMULA_2_MISTAKES = {
@@ -72,4 +73,8 @@ HIDDEN_STATE_MISTAKES = {
     "elementwise_product": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: g(w_hh * h + w_hx * x + b),
     "sigmoid_sign": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: SIGMOID_MISTAKES["sigmoid_sign"](
         _pre(w_hh, w_hx, h, x, formula) + b),
+    "broadcast_1d": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: g(_pre(w_hh, w_hx, h, x, formula) + b.ravel()),
 }
+
+# A broadcast error from a product almost always means `*` stood where `@` was meant.
+PRODUCT_ERRORS = {"could not be broadcast together": "elementwise_product"}

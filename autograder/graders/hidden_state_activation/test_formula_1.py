@@ -10,7 +10,8 @@ ARGS = ("w_hh", "w_hx", "h_t_prev", "x_t")
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", SHAPE_PARAMS)
 def test_value(student, shape):
-    judge(student, "formula_1", pick(shape.arrays(), *ARGS), ref.formula_1, ref.FORMULA_1_MISTAKES)
+    judge(student, "formula_1", pick(shape.arrays(), *ARGS), ref.formula_1, ref.FORMULA_1_MISTAKES,
+          errors=ref.PRODUCT_ERRORS)
 
 
 @pytest.mark.points(1)

@@ -1,0 +1,76 @@
+"""Catalogues of answers: every reasonable way to be right, every known way to be wrong.
+
+Each assignment has a module here with CORRECT and WRONG lists of `Answer`s. An answer replaces the whole
+solution cell of one exercise; the rest of the notebook keeps the reference solution, so each answer is
+judged alone. Tests check that correct answers score full marks and wrong ones lose points with their
+hint named; the demo and the benchmark build classes from them.
+"""
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import ROOT
+from autograder.notebook import grade_id, nbgrader_meta
+
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+@dataclass(frozen=True)
+class Answer:
+    exercise: str
+    name: str
+    code: str
+    hint: str | None = None  # for a wrong answer: the misconception the graders must name, if any
+
+    @property
+    def label(self) -> str:
+        return f"{self.exercise}/{self.name}"
+
+
+def correct_answers(assignment: str) -> list[Answer]:
+    return list(importlib.import_module(f"autograder.catalogue.{assignment}").CORRECT)
+
+
+def wrong_answers(assignment: str) -> list[Answer]:
+    return list(importlib.import_module(f"autograder.catalogue.{assignment}").WRONG)
+
+
+def strip_solution_markers(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
+
+
+def solution_sources(assignment: str) -> dict[str, str]:
+    """The reference answer of each solution cell, by grade_id, as a student would have typed it."""
+    notebook = nbformat.read(str(ROOT / "source" / assignment / f"{assignment}.ipynb"), as_version=4)
+    return {
+        grade_id(cell): strip_solution_markers(cell.source)
+        for cell in notebook.cells if nbgrader_meta(cell).get("solution")
+    }
+
+
+def write_submission(assignment: str, destination: Path, answers: list[Answer] = (), *,
+                     blank: bool = False, release: Path | None = None) -> Path:
+    """A filled-in copy of the released notebook, as a student would submit it.
+
+    Every solution cell gets the reference answer (or its stub, when `blank`), except the exercises that
+    `answers` replace. Returns the notebook's path, `destination/<assignment>.ipynb`.
+    """
+    release = release or ROOT / "release" / assignment
+    notebook = nbformat.read(str(release / f"{assignment}.ipynb"), as_version=4)
+    replacements = solution_sources(assignment)
+    for answer in answers:
+        if answer.exercise not in replacements:
+            raise KeyError(f"{assignment} has no solution cell {answer.exercise!r}")
+        replacements[answer.exercise] = answer.code.strip("\n")
+    chosen = {a.exercise for a in answers}
+    for cell in notebook.cells:
+        gid = grade_id(cell)
+        if nbgrader_meta(cell).get("solution") and (not blank or gid in chosen):
+            cell.source = replacements[gid]
+    destination.mkdir(parents=True, exist_ok=True)
+    path = destination / f"{assignment}.ipynb"
+    nbformat.write(notebook, str(path))
+    return path

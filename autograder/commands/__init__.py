@@ -1,0 +1,1 @@
+"""One module per `autograder` subcommand; each defines `register(subparsers)`."""
