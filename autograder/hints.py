@@ -61,6 +61,19 @@ HINTS: dict[str, str] = {
     "count_missing_recurrent": "the recurrent weights W_hh (n_h * n_h) were not counted.",
     "count_missing_output": "the output layer (W_hy and b_y) was not counted.",
     "not_an_array": "the function did not return a numeric array.",
+    "h0_ignored": "the initial state was ignored: the first step reads h0 (or the given h0s), not zeros.",
+    "output_bias_missing": "the output bias is missing: y_t = W_hy h_t + b_y.",
+    "mean_over_all": (
+        "the loss is the mean of every squared error: sum over output units and over time steps, "
+        "then take the mean over the m examples only."
+    ),
+    "absolute_error": (
+        "the absolute error was used: the per-step loss is the squared error, sum_k (y_hat - y)^2."
+    ),
+    "not_a_sequence": (
+        "the result has the wrong structure: rnn_forward returns the tuple (hs, ys) and "
+        "stacked_rnn_forward a list with one array of hidden states per layer."
+    ),
 }
 
 
