@@ -1,0 +1,138 @@
+"""Terminal tables: aligned plain text off a terminal or under NO_COLOR, colour only on a real terminal."""
+
+import io
+import os
+import pty
+import re
+import subprocess
+import sys
+
+import pytest
+
+from autograder.terminal import decimals_for, exercise_table, make_console, score_table, summary_table
+
+ESC = "\x1b["
+EXERCISES = [("concat_weights", 6.0), ("sigmoid", 7.0), ("hidden_state", 15.0)]
+ROWS = [
+    ("alice", [6.0, 7.0, 15.0]),
+    ("bob", [0.0, 3.5, None]),
+    ("[x]", [None, None, None]),  # markup-like id, and a student with no score at all
+    ("dave", [6.0, 0.0, 1.0]),
+]
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def render(table, file: io.StringIO | None = None) -> str:
+    file = file if file is not None else io.StringIO()
+    make_console(file).print(table)
+    return file.getvalue()
+
+
+def table_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+def test_plain_when_not_a_terminal(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    text = render(score_table(EXERCISES, ROWS, title="scores"))
+    assert ESC not in text
+    assert "[x]" in text  # printed as it is, not eaten as rich markup
+
+
+def test_score_columns_are_right_aligned():
+    lines = table_lines(render(score_table(EXERCISES, ROWS)))
+    body = [line for line in lines if line.split()[0] in {"alice", "bob", "dave", "mean", "[x]"}]
+    assert len(body) == 5
+    # Each number column is right-aligned: its k-th value ends at the same offset on every line.
+    ends = [[m.end() for m in re.finditer(r"\S+", line)][1:] for line in body]
+    assert all(len(e) == 4 for e in ends), body
+    assert all(len({e[k] for e in ends}) == 1 for k in range(4)), body
+
+
+def test_totals_and_means():
+    lines = table_lines(render(score_table(EXERCISES, ROWS)))
+    rows = {line.split()[0]: line.split()[1:] for line in lines}
+    assert rows["alice"] == ["6.0", "7.0", "15.0", "28.0"]
+    assert rows["bob"] == ["0.0", "3.5", "—", "3.5"]  # a missing exercise counts as nothing, shown as —
+    assert rows["[x]"] == ["—", "—", "—", "—"]
+    # Means cover the students who have a score: concat_weights (6+0+6)/3, total (28+3.5+7)/3.
+    assert rows["mean"] == ["4.0", "3.5", "8.0", "12.8"]
+    header = " ".join(lines[:2])
+    assert "/ 6" in header and "/ 15" in header and "/ 28" in header  # maxima under the names
+
+
+def test_max_rows_lists_the_first_and_keeps_the_class_mean():
+    text = render(score_table(EXERCISES, ROWS, max_rows=2))
+    assert "dave" not in text and "… 2 more" in text
+    mean = next(line for line in table_lines(text) if line.startswith("mean")).split()
+    assert mean[-1] == "12.8"
+
+
+def test_integer_scores_print_without_decimals():
+    lines = table_lines(render(score_table([("a", 6.0)], [("s", [6.0]), ("t", [0.0])])))
+    assert [line.split() for line in lines[-4:-2]] == [["s", "6", "6"], ["t", "0", "0"]]
+    assert decimals_for([1.0, 2.0]) == 0 and decimals_for([0.5]) == 1 and decimals_for([1 / 3]) == 2
+
+
+def test_colour_on_a_terminal_and_none_under_no_color(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert ESC in render(score_table(EXERCISES, ROWS), FakeTTY())
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = render(score_table(EXERCISES, ROWS), FakeTTY())
+    assert ESC not in plain
+    assert table_lines(plain) == table_lines(render(score_table(EXERCISES, ROWS)))
+
+
+def test_summary_and_exercise_tables_are_plain_and_aligned():
+    summary = table_lines(render(summary_table([("students", 4), ("mean score", "14.8 / 28")])))
+    assert summary == ["students     4", "mean score   14.8 / 28"]
+    lines = table_lines(render(exercise_table([("concat_weights", 6, 4.0, 0.5, "wrong_axis (2)"),
+                                               ("sigmoid", 7, None, None, "")])))
+    assert lines[0].split() == ["exercise", "points", "mean", "full", "marks", "most", "common", "misconception"]
+    assert lines[2].split() == ["concat_weights", "6", "4.0", "50%", "wrong_axis", "(2)"]
+    assert lines[3].split() == ["sigmoid", "7", "—", "—", "—"]
+
+
+SNIPPET = (
+    "from autograder.terminal import make_console, score_table\n"
+    "make_console().print(score_table([('a', 1.0)], [('s', [1.0])]))\n"
+)
+
+
+def run_in_pty(env: dict[str, str]) -> str:
+    """Run SNIPPET with stdout on a real pseudo-terminal and return what it wrote."""
+    leader, follower = pty.openpty()
+    try:
+        subprocess.run([sys.executable, "-c", SNIPPET], stdout=follower, stderr=subprocess.PIPE,
+                       env=env, check=True, timeout=60)
+    finally:
+        os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the writer is gone and everything has been read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+@pytest.mark.parametrize("no_color", [None, "1"])
+def test_real_terminal_and_pipe(no_color):
+    env = {k: v for k, v in os.environ.items() if k not in {"NO_COLOR", "FORCE_COLOR", "TERM"}}
+    env["TERM"] = "xterm-256color"
+    if no_color:
+        env["NO_COLOR"] = no_color
+    on_terminal = run_in_pty(env)
+    assert (ESC in on_terminal) is (no_color is None)
+    piped = subprocess.run([sys.executable, "-c", SNIPPET], capture_output=True, text=True, env=env,
+                           check=True).stdout
+    assert ESC not in piped
+    assert re.search(r"^s\s+1\s+1$", piped, re.M)
