@@ -19,7 +19,9 @@ HINTS: dict[str, str] = {
     "elementwise_product": (
         "elementwise `*` was used where a matrix product was meant: use `@`, `np.dot` or `np.matmul`."
     ),
-    "transposed": "the result is the transpose of the right one: check which axis holds units and which holds examples.",
+    "transposed": (
+        "the result is the transpose of the right one: check which axis holds units and which holds examples."
+    ),
     "broadcast_1d": (
         "a 1-D array of shape (n,) was broadcast against an (n, 1) column into an (n, n) matrix: "
         "keep vectors as columns of shape (n, 1)."
@@ -39,7 +41,9 @@ HINTS: dict[str, str] = {
     ),
     "activation_missing": "no activation was applied: the hidden state is phi(...) of the pre-activation.",
     "output_activation": "an activation was applied to the output: y_t = W_hy h_t + b_y has none.",
-    "modifies_input": "an input array was modified in place: compute into a new array and leave the arguments as they were.",
+    "modifies_input": (
+        "an input array was modified in place: compute into a new array and leave the arguments as they were."
+    ),
     "state_not_carried": (
         "the hidden state is not carried from one step to the next: each step must read the h_t that the "
         "previous step produced (starting from h0)."

@@ -27,7 +27,8 @@ def _hs(body: str) -> str:
 
 
 CORRECT = [
-    Answer(CW, "hstack", _cw("    ### START CODE HERE ###\n    return np.hstack((w_hh, w_hx))\n    ### END CODE HERE ###")),
+    Answer(CW, "hstack", _cw(
+        "    ### START CODE HERE ###\n    return np.hstack((w_hh, w_hx))\n    ### END CODE HERE ###")),
     Answer(CW, "concatenate-list", _cw("    return np.concatenate([w_hh, w_hx], axis=1)")),
     Answer(CW, "block", _cw("    return np.block([w_hh, w_hx])")),
     Answer(CW, "c_", _cw("    return np.c_[w_hh, w_hx]")),
@@ -49,16 +50,19 @@ CORRECT = [
     Answer(CS, "row-list", _cs("    return np.array(list(h_t_prev) + list(x_t))")),
     Answer(F1, "dot", _f(1, "    return np.dot(concat_weights(w_hh, w_hx), concat_state_input(h_t_prev, x_t))")),
     Answer(F1, "matmul-inline", _f(1, "    return np.matmul(np.hstack((w_hh, w_hx)), np.vstack((h_t_prev, x_t)))")),
-    Answer(F1, "einsum", _f(1, "    return np.einsum('ij,jk->ik', np.hstack((w_hh, w_hx)), np.vstack((h_t_prev, x_t)))")),
+    Answer(F1, "einsum", _f(
+        1, "    return np.einsum('ij,jk->ik', np.hstack((w_hh, w_hx)), np.vstack((h_t_prev, x_t)))")),
     Answer(F1, "loops", _f(1,
         "    W = concat_weights(w_hh, w_hx)\n    I = concat_state_input(h_t_prev, x_t)\n"
         "    out = np.zeros((W.shape[0], I.shape[1]))\n    for i in range(W.shape[0]):\n"
-        "        for k in range(I.shape[1]):\n            out[i, k] = sum(W[i, j] * I[j, k] for j in range(W.shape[1]))\n"
+        "        for k in range(I.shape[1]):\n"
+        "            out[i, k] = sum(W[i, j] * I[j, k] for j in range(W.shape[1]))\n"
         "    return out")),
     Answer(F1, "swapped-consistently", _f(1, "    return np.hstack((w_hx, w_hh)) @ np.vstack((x_t, h_t_prev))")),
     Answer(F2, "dot", _f(2, "    return np.dot(w_hh, h_t_prev) + np.dot(w_hx, x_t)")),
     Answer(F2, "matmul", _f(2, "    return np.add(np.matmul(w_hh, h_t_prev), np.matmul(w_hx, x_t))")),
-    Answer(F2, "einsum", _f(2, "    return np.einsum('ij,jk->ik', w_hh, h_t_prev) + np.einsum('ij,jk->ik', w_hx, x_t)")),
+    Answer(F2, "einsum", _f(
+        2, "    return np.einsum('ij,jk->ik', w_hh, h_t_prev) + np.einsum('ij,jk->ik', w_hx, x_t)")),
     Answer(F2, "float-result", _f(2, "    return (w_hh @ h_t_prev + w_hx @ x_t).astype(float)")),
     Answer(SG, "naive", _sg("    return 1 / (1 + np.exp(-z))")),
     Answer(SG, "stable-where", _sg(

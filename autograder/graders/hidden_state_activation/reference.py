@@ -68,7 +68,8 @@ def _pre(w_hh, w_hx, h, x, formula):
 HIDDEN_STATE_MISTAKES = {
     "bias_after_activation": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: g(_pre(w_hh, w_hx, h, x, formula)) + b,
     "bias_missing": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: g(_pre(w_hh, w_hx, h, x, formula)),
-    "ignores_activation": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: sigmoid(_pre(w_hh, w_hx, h, x, formula) + b),
+    "ignores_activation": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: sigmoid(
+        _pre(w_hh, w_hx, h, x, formula) + b),
     "activation_missing": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: _pre(w_hh, w_hx, h, x, formula) + b,
     "elementwise_product": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: g(w_hh * h + w_hx * x + b),
     "sigmoid_sign": lambda w_hh, w_hx, h, x, b, formula=1, g=sigmoid: SIGMOID_MISTAKES["sigmoid_sign"](

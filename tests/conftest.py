@@ -1,0 +1,20 @@
+import pytest
+
+from autograder.course import available_assignments
+from tests.nbgrader_class import GradedClass, grade_class
+
+ASSIGNMENTS = available_assignments()
+
+
+@pytest.fixture(scope="session")
+def graded_classes(tmp_path_factory) -> dict[str, GradedClass]:
+    """Each assignment's catalogue graded once by the real nbgrader autograde (slow: shared by all tests)."""
+    cache: dict[str, GradedClass] = {}
+
+    class Lazy(dict):
+        def __missing__(self, assignment: str) -> GradedClass:
+            cache[assignment] = grade_class(tmp_path_factory.mktemp(f"nbgrader-{assignment}"), assignment)
+            self[assignment] = cache[assignment]
+            return cache[assignment]
+
+    return Lazy()

@@ -1,0 +1,86 @@
+"""A class graded by the real `nbgrader autograde`: every catalogue answer, the solution and a blank release.
+
+Grading through nbgrader costs about 2 s a submission, so the class is built once per test session and
+split into shards (separate course copies, each with its own gradebook) that grade in parallel.
+"""
+
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook
+
+from autograder.catalogue import Answer, correct_answers, write_submission, wrong_answers
+from autograder.course import nbgrader, new_course
+from autograder.notebook import grade_id
+
+SHARDS = 3
+
+
+@dataclass
+class GradedClass:
+    assignment: str
+    answers: dict[str, Answer | None] = field(default_factory=dict)  # student -> answer (None: no change)
+    courses: dict[str, Path] = field(default_factory=dict)  # student -> the shard that graded them
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # student -> grade_id -> score
+
+    def autograded(self, student: str) -> nbformat.NotebookNode:
+        path = self.courses[student] / "autograded" / student / self.assignment / f"{self.assignment}.ipynb"
+        return nbformat.read(str(path), as_version=4)
+
+    def cell_output(self, student: str, cell_grade_id: str) -> str:
+        """Everything a grade cell printed or returned, as text."""
+        for cell in self.autograded(student).cells:
+            if grade_id(cell) == cell_grade_id:
+                parts = []
+                for out in cell.get("outputs", []):
+                    parts.append(out.get("text", "") or out.get("data", {}).get("text/plain", ""))
+                    parts.append("\n".join(out.get("traceback", [])))
+                return "\n".join(parts)
+        raise KeyError(cell_grade_id)
+
+    def feedback_html(self, student: str) -> str:
+        path = self.courses[student] / "feedback" / student / self.assignment / f"{self.assignment}.html"
+        return path.read_text()
+
+
+def submit(course: Path, assignment: str, student: str, answers: list[Answer], blank: bool = False) -> None:
+    folder = course / "submitted" / student / assignment
+    write_submission(assignment, folder, answers, blank=blank, release=course / "release" / assignment)
+    shutil.copy(course / "release" / assignment / "selfcheck.py", folder)
+
+
+def student_ids(assignment: str) -> dict[str, Answer | None]:
+    """`solution` and `blank`, then one student per catalogue answer."""
+    students: dict[str, Answer | None] = {"solution": None, "blank": None}
+    for prefix, answers in (("c", correct_answers(assignment)), ("w", wrong_answers(assignment))):
+        for index, answer in enumerate(answers):
+            students[f"{prefix}{index:03d}"] = answer
+    return students
+
+
+def grade_class(root: Path, assignment: str) -> GradedClass:
+    graded = GradedClass(assignment, student_ids(assignment))
+    names = list(graded.answers)
+    shards = [names[i::SHARDS] for i in range(SHARDS)]
+
+    def run_shard(index: int) -> None:
+        course = new_course(root / f"shard{index}", (assignment,))
+        nbgrader(course, "generate_assignment", assignment, "--force")
+        for student in shards[index]:
+            answer = graded.answers[student]
+            submit(course, assignment, student, [answer] if answer else [], blank=student == "blank")
+            graded.courses[student] = course
+        nbgrader(course, "autograde", assignment)
+        nbgrader(course, "generate_feedback", assignment)
+
+    with ThreadPoolExecutor(SHARDS) as pool:
+        list(pool.map(run_shard, range(SHARDS)))
+    for course in {*graded.courses.values()}:
+        with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+            for submission in gradebook.assignment_submissions(assignment):
+                notebook = submission.notebooks[0]
+                graded.scores[submission.student_id] = {g.name: g.score for g in notebook.grades}
+    return graded

@@ -1,0 +1,145 @@
+"""Each assignment end to end through the real nbgrader: release, autograde, feedback, validate."""
+
+import filecmp
+import subprocess
+import sys
+from xml.etree import ElementTree
+
+import nbformat
+import pytest
+
+from autograder.catalogue import correct_answers, solution_sources, wrong_answers
+from autograder.course import ROOT, nbgrader, new_course
+from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
+from autograder.release import generate_release
+from autograder.runner import collect, max_score, run_exercise
+from autograder.student import NamespaceStudent
+from tests.conftest import ASSIGNMENTS
+
+pytestmark = pytest.mark.parametrize("assignment", ASSIGNMENTS)
+
+
+def source_notebook(assignment: str) -> nbformat.NotebookNode:
+    return nbformat.read(str(ROOT / "source" / assignment / f"{assignment}.ipynb"), as_version=4)
+
+
+def test_release_is_what_nbgrader_generates_from_source(assignment, tmp_path):
+    generate_release(tmp_path, (assignment,))
+    comparison = filecmp.dircmp(tmp_path / assignment, ROOT / "release" / assignment)
+    assert not (comparison.left_only or comparison.right_only), "release/ has different files: run make release"
+    _, mismatch, errors = filecmp.cmpfiles(tmp_path / assignment, ROOT / "release" / assignment,
+                                           comparison.common_files, shallow=False)
+    assert not mismatch and not errors, f"release/{assignment} is stale ({mismatch}): run make release"
+
+
+def test_release_holds_no_solution_hidden_test_or_grader(assignment):
+    release = ROOT / "release" / assignment
+    text = "\n".join(path.read_text() for path in release.rglob("*") if path.is_file())
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "autograder", "from autograder"):
+        assert marker not in text, f"release/{assignment} contains {marker!r}"
+    names = {path.name for path in release.rglob("*")}
+    assert names == {f"{assignment}.ipynb", "selfcheck.py"}
+    # No line of any reference answer survives into the student's notebook (beyond the def and return).
+    for answer in solution_sources(assignment).values():
+        for line in answer.splitlines():
+            body = line.strip()
+            if body and not body.startswith(("def ", "return ", "#", '"""', "###")) and "=" in body:
+                assert body not in text, f"solution line leaked into release: {body}"
+
+
+def test_every_exercise_has_a_solution_cell_and_a_grade_cell_worth_its_graders(assignment):
+    cells = source_notebook(assignment).cells
+    solutions = [grade_id(c) for c in cells if nbgrader_meta(c).get("solution")]
+    tests = {grade_id(c): nbgrader_meta(c)["points"] for c in cells if is_test_cell(c)}
+    assert solutions, "no exercises"
+    for exercise in solutions:
+        assert collect(assignment, exercise), f"no graders for {exercise}"
+        assert tests[f"test_{exercise}"] == max_score(assignment, exercise)
+    first_code = next(c for c in cells if c.cell_type == "code")
+    assert "import numpy as np" in first_code.source
+
+
+def test_source_notebook_has_no_outputs(assignment):
+    for cell in source_notebook(assignment).cells:
+        assert not cell.get("outputs") and cell.get("execution_count") is None
+
+
+def test_solution_scores_full_marks(assignment, graded_classes):
+    graded = graded_classes[assignment]
+    scores = graded.scores["solution"]
+    full = {c: max_score(assignment, c.removeprefix("test_")) for c in scores}
+    assert scores == full
+
+
+def test_unmodified_release_scores_zero(assignment, graded_classes):
+    scores = graded_classes[assignment].scores["blank"]
+    assert scores and all(score == 0 for score in scores.values())
+
+
+def test_every_correct_alternative_scores_full_marks(assignment, graded_classes):
+    graded = graded_classes[assignment]
+    answers = correct_answers(assignment)
+    assert len(answers) >= 2 * len(solution_sources(assignment)), "at least two alternatives per function"
+    failures = []
+    for student, answer in graded.answers.items():
+        if answer is not None and student.startswith("c"):
+            cell = f"test_{answer.exercise}"
+            if graded.scores[student][cell] != max_score(assignment, answer.exercise):
+                failures.append(f"{answer.label}: {graded.cell_output(student, cell)[:600]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_every_wrong_answer_loses_points_and_its_feedback_names_the_mistake(assignment, graded_classes):
+    graded = graded_classes[assignment]
+    assert wrong_answers(assignment)
+    failures = []
+    for student, answer in graded.answers.items():
+        if answer is None or not student.startswith("w"):
+            continue
+        cell = f"test_{answer.exercise}"
+        if graded.scores[student][cell] >= max_score(assignment, answer.exercise):
+            failures.append(f"{answer.label}: full marks for a wrong answer")
+        elif answer.hint and f"hint [{answer.hint}]" not in graded.feedback_html(student):
+            failures.append(f"{answer.label}: feedback lacks hint [{answer.hint}]:\n"
+                            f"{graded.cell_output(student, cell)[:800]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_feedback_never_shows_hidden_tests(assignment, graded_classes):
+    graded = graded_classes[assignment]
+    for student in ("solution", "w000"):
+        html = graded.feedback_html(student)
+        assert "BEGIN HIDDEN TESTS" not in html and "autograder.kernel" not in html
+
+
+def test_nbgrader_validate_passes_the_solution_and_fails_the_release(assignment, tmp_path):
+    course = new_course(tmp_path, (assignment,))
+    nbgrader(course, "generate_assignment", assignment, "--force")
+    solution = nbgrader(course, "validate", f"source/{assignment}/{assignment}.ipynb", check=False)
+    assert "Success! Your notebook passes all the tests." in solution.stdout, solution.stdout[-2000:]
+    release = nbgrader(course, "validate", f"release/{assignment}/{assignment}.ipynb", check=False)
+    assert "VALIDATION FAILED" in release.stdout, release.stdout[-2000:]
+
+
+def test_pytest_graders_agree_with_the_fast_runner(assignment, graded_classes, tmp_path):
+    """Instructors run the graders with pytest; the engine runs them without: same verdict for every case."""
+    graded = graded_classes[assignment]
+    for student in ("solution", "blank", "w000", "w003", "c001"):
+        notebook = graded.courses[student] / "submitted" / student / assignment / f"{assignment}.ipynb"
+        report = tmp_path / f"{student}.xml"
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"autograder/graders/{assignment}",
+             "--notebook", str(notebook), f"--junitxml={report}"],
+            cwd=ROOT, capture_output=True, text=True)
+        by_pytest = {
+            (case.get("classname").rsplit(".test_", 1)[1], case.get("name").removeprefix("test_"),
+             case.find("failure") is None and case.find("error") is None)
+            for case in ElementTree.parse(report).iter("testcase")
+        }
+        student_fixture = NamespaceStudent(load_namespace(notebook))
+        by_runner = {
+            (exercise, case.name, case.earned == case.points)
+            for exercise in solution_sources(assignment)
+            for case in run_exercise(assignment, exercise, student_fixture).cases
+        }
+        assert by_pytest == by_runner, f"{student}: {sorted(by_pytest ^ by_runner)[:6]}"
