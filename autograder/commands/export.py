@@ -1,0 +1,42 @@
+"""`autograder export ASSIGNMENT... --to canvas|moodle|blackboard|brightspace|csv`: an LMS import file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+FORMATS = ("canvas", "moodle", "blackboard", "brightspace", "csv")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export", help="write the grades as a file your LMS imports",
+        description="Write the grades of ASSIGNMENT... (late penalties applied, non-submitters blank) in an "
+                    "LMS's import format. Run in the course folder; LMS ids come from lms.toml.",
+    )
+    parser.add_argument("assignments", nargs="+", metavar="ASSIGNMENT")
+    parser.add_argument("--to", required=True, choices=FORMATS, dest="format")
+    parser.add_argument("--output", type=Path, help="file to write (default exports/<format>.csv)")
+    parser.add_argument("--skip-missing", action="store_true",
+                        help="leave out students without the identity the LMS needs, and list them")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from autograder.cli import UserError
+    from autograder.lms.errors import LmsError
+    from autograder.lms.exports import export
+    from autograder.lms.gradebook import find_course
+
+    try:
+        course = find_course(Path.cwd())
+        path, table = export(course, args.format, args.assignments, args.output, args.skip_missing)
+    except LmsError as exc:
+        raise UserError(str(exc)) from None
+    shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+    print(f"Wrote {shown}: {args.format} format, {len(table.students)} students, "
+          f"{len(args.assignments)} assignment(s)")
+    if table.skipped:
+        print(f"Skipped {len(table.skipped)} student(s) without the identity {args.format} needs: "
+              f"{', '.join(table.skipped)}")
+    return 0

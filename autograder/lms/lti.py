@@ -1,0 +1,213 @@
+"""Send grades to any LTI 1.3 platform through Assignment and Grade Services, with `pylti1p3`.
+
+The tool authenticates with OAuth2 client credentials and a JWT signed by its private key (RFC 7523),
+finds the assignment's line item (by the URL in lms.toml, else by tag = assignment name) or creates it,
+reads the line item's results and posts a score (`application/vnd.ims.lis.v1.score+json`) for each
+student whose result differs. A 4xx for one student is reported and the push goes on; a platform that
+keeps failing (429/5xx after retries, or unreachable) stops the push, and the rest are listed as not sent.
+
+`python -m autograder.lms.lti jwks` prints the public key set to register with the platform.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import typing as t
+from datetime import UTC, datetime
+
+import requests
+from cryptography.hazmat.primitives import serialization
+from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.exception import LtiException, LtiServiceException
+from pylti1p3.grade import Grade
+from pylti1p3.lineitem import LineItem
+from pylti1p3.registration import Registration
+from pylti1p3.service_connector import ServiceConnector
+
+from .errors import LmsError
+from .push import PushItem, PushPlan, PushReport
+from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
+from .settings import IDENTITY_CHOICES, Settings
+
+SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+]
+KEY_ENV = "LTI_PRIVATE_KEY"
+
+
+class CachingServiceConnector(ServiceConnector):
+    """pylti1p3 leaves token caching to the web framework; a command line run keeps tokens in memory."""
+
+    def __init__(self, registration: Registration, session: requests.Session | None = None) -> None:
+        super().__init__(registration, session)
+        self._tokens: dict[str, tuple[str, float]] = {}
+
+    def _get_cached_access_token(self, scope_key: str) -> str | None:
+        token, expires = self._tokens.get(scope_key, ("", 0.0))
+        return token if token and time.monotonic() < expires else None
+
+    def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float) -> None:
+        # Renew a minute early so a token never expires between two requests of one push.
+        self._tokens[scope_key] = (access_token, time.monotonic() + max(0.0, float(expires_in or 0) - 60))
+
+
+def user_field(settings: Settings) -> str:
+    return settings.choice("lti", "user_id", "lms_user_id", IDENTITY_CHOICES)
+
+
+def destination(settings: Settings, assignment: str) -> str:
+    lineitems = settings.require("lti", "lineitems_url")
+    target = _target(settings, assignment)
+    where = target.get("lineitem") or f"line item tagged {target.get('tag', assignment)!r}"
+    return f"LTI platform {settings.require('lti', 'issuer')} ({lineitems}), {where}"
+
+
+def _target(settings: Settings, assignment: str) -> dict[str, str]:
+    value = settings.mapping("lti", "assignments", assignment, required=False)
+    if value is None:
+        return {"tag": assignment}
+    if isinstance(value, str):
+        return {"lineitem": value}
+    if isinstance(value, dict) and set(value) <= {"lineitem", "tag", "label"}:
+        return {k: str(v) for k, v in value.items()}
+    raise LmsError(f"{settings.path}: [lti.assignments] {assignment} must be a line item URL or "
+                   "{ lineitem = URL } or { tag = ..., label = ... }")
+
+
+def public_pem(private_pem: str) -> str:
+    try:
+        key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        # The message names the problem, never the key.
+        raise LmsError("the LTI private key is not an unencrypted PEM private key") from exc
+    return key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode()
+
+
+def registration(settings: Settings, private_pem: str) -> Registration:
+    token_url = settings.require("lti", "token_url")
+    reg = Registration()
+    reg.set_issuer(settings.require("lti", "issuer"))
+    reg.set_client_id(str(settings.require("lti", "client_id")))
+    reg.set_auth_token_url(token_url)
+    reg.set_auth_audience(settings.get("lti", "audience") or token_url)
+    reg.set_tool_private_key(private_pem)
+    reg.set_tool_public_key(public_pem(private_pem))  # gives the JWT its `kid`, which the platform looks up
+    return reg
+
+
+def jwks(private_pem: str) -> dict[str, t.Any]:
+    """The public key set to give the platform (the tool's JWKS)."""
+    return {"keys": [Registration.get_jwk(public_pem(private_pem))]}
+
+
+def classify(exc: BaseException) -> tuple[bool, float | None]:
+    if isinstance(exc, LtiServiceException):
+        status = exc.response.status_code
+        return status in RETRY_STATUSES, retry_after_seconds(exc.response.headers.get("Retry-After"))
+    if isinstance(exc, (requests.ConnectionError, requests.Timeout)):
+        return True, None
+    return False, None
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, LtiServiceException):
+        return f"HTTP {exc.response.status_code} from {exc.response.request.method} {exc.response.url}"
+    if isinstance(exc, requests.RequestException):
+        return f"{type(exc).__name__} (platform unreachable)"
+    return " ".join(str(exc).split())[:160] or type(exc).__name__
+
+
+def _grade(item: PushItem, now: datetime) -> Grade:
+    return (Grade()
+            .set_user_id(item.lms_user)
+            .set_score_given(float(item.posted))
+            .set_score_maximum(item.max_score)
+            .set_comment(item.comment)
+            # AGS: ISO 8601 with sub-second precision; a platform ignores a score older than its last one.
+            .set_timestamp(now.isoformat(timespec="milliseconds"))
+            .set_activity_progress("Completed")
+            .set_grading_progress("FullyGraded"))
+
+
+def _matches(item: PushItem, result: dict[str, t.Any]) -> bool:
+    given, maximum = result.get("resultScore"), result.get("resultMaximum")
+    if given is None:
+        return False
+    # A platform may report the result on its own scale: compare the fractions.
+    maximum = float(maximum) if maximum else item.max_score
+    same_score = abs(float(given) / maximum - float(item.posted) / item.max_score) < 1e-6
+    return same_score and (result.get("comment") or "") == item.comment
+
+
+def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: RetryPolicy,
+         session: requests.Session | None = None) -> PushReport:
+    report = PushReport()
+    target = _target(settings, push_plan.assignment)
+    connector = CachingServiceConnector(registration(settings, private_pem), session)
+    ags = AssignmentsGradesService(connector, {
+        "scope": SCOPES, "lineitems": settings.require("lti", "lineitems_url"),
+    })
+    try:
+        if "lineitem" in target:
+            lineitem = policy.call(lambda: ags.get_lineitem(target["lineitem"]), classify)
+        else:
+            wanted = (LineItem().set_tag(target.get("tag", push_plan.assignment))
+                      .set_label(target.get("label", push_plan.assignment))
+                      .set_resource_id(push_plan.assignment)
+                      .set_score_maximum(push_plan.items[0].max_score if push_plan.items else 1))
+            lineitem = policy.call(lambda: ags.find_or_create_lineitem(wanted, find_by="tag"), classify)
+        results = policy.call(lambda: list(ags.get_grades(lineitem)), classify)
+    except (LtiException, requests.RequestException, LmsError) as exc:
+        report.stopped = f"could not reach the line item ({describe(exc)})"
+        report.not_attempted = [i.student_id for i in push_plan.items]
+        return report
+    current = {str(r.get("userId")): r for r in results if isinstance(r, dict)}
+    now = datetime.now(UTC)
+    for index, item in enumerate(push_plan.items):
+        if item.lms_user in current and _matches(item, current[item.lms_user]):
+            report.unchanged.append(item.student_id)
+            continue
+        try:
+            policy.call(lambda i=item: ags.put_grade(_grade(i, now), lineitem), classify)
+        except (LtiException, requests.RequestException) as exc:
+            transient, _ = classify(exc)
+            if transient or not isinstance(exc, LtiServiceException) or exc.response.status_code == 401:
+                # The platform is down or refuses the tool: the rest would fail the same way.
+                report.stopped = describe(exc)
+                report.not_attempted += [i.student_id for i in push_plan.items[index:]
+                                         if i.student_id not in report.unchanged]
+                break
+            report.failed[item.student_id] = describe(exc)
+            continue
+        report.sent.append(item.student_id)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m autograder.lms.lti jwks`: print the tool's public JWKS from the configured private key."""
+    from pathlib import Path
+
+    from .settings import load
+
+    args = sys.argv[1:] if argv is None else argv
+    if args != ["jwks"]:
+        print("usage: python -m autograder.lms.lti jwks   (run in the course folder)", file=sys.stderr)
+        return 2
+    try:
+        settings = load(Path.cwd(), required=True)
+        key = settings.secret("lti", "private_key_env", "private_key_file", KEY_ENV, "LTI private key")
+        print(json.dumps(jwks(key), indent=2))
+    except LmsError as exc:
+        print(f"jwks: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Read a roster file (Canvas's gradebook export or a plain CSV) into students with LMS identities.
+
+Everything is checked before anything is written: a roster with one bad line imports nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import LmsError
+from .identity import Person, load_people, save_people
+
+PLAIN_REQUIRED = ("id", "first_name", "last_name", "email", "lms_user_id")
+PLAIN_OPTIONAL = ("sis_user_id", "login_id", "section", "lti_user_id")
+CANVAS_REQUIRED = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+# Which Canvas column becomes the nbgrader student id (JupyterHub usernames are usually the SIS login).
+CANVAS_ID_COLUMNS = {"sis_login_id": "SIS Login ID", "sis_user_id": "SIS User ID", "id": "ID"}
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    people: list[Person]
+    created: int
+    updated: int
+    not_in_roster: list[str]
+
+
+def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """Header and (line number, row) pairs; a ragged or undecodable file is an error naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # Excel adds a BOM when saving as UTF-8 CSV
+    except FileNotFoundError as exc:
+        raise LmsError(f"{path}: no such file") from exc
+    except UnicodeDecodeError as exc:
+        raise LmsError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from exc
+    except OSError as exc:
+        raise LmsError(f"{path}: cannot be read ({exc.strerror})") from exc
+    reader = csv.reader(text.splitlines())
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration as exc:
+        raise LmsError(f"{path}: empty file, expected a header line") from exc
+    except csv.Error as exc:
+        raise LmsError(f"{path} line 1: {exc}") from exc
+    rows = []
+    try:
+        for values in reader:
+            line = reader.line_num
+            if not any(v.strip() for v in values):
+                continue
+            if len(values) != len(header):
+                raise LmsError(f"{path} line {line}: {len(values)} fields, the header has {len(header)}")
+            rows.append((line, {h: v.strip() for h, v in zip(header, values, strict=True)}))
+    except csv.Error as exc:
+        raise LmsError(f"{path} line {reader.line_num}: {exc}") from exc
+    return header, rows
+
+
+def _require(path: Path, header: list[str], needed: tuple[str, ...]) -> None:
+    missing = [h for h in needed if h not in header]
+    if missing:
+        raise LmsError(f"{path}: missing column(s) {', '.join(missing)} (the header must include {','.join(needed)})")
+
+
+def parse_plain(path: Path) -> list[tuple[int, Person]]:
+    header, rows = read_rows(path)
+    _require(path, header, PLAIN_REQUIRED)
+    people = []
+    for line, row in rows:
+        values = {name: row.get(name, "") for name in PLAIN_REQUIRED[1:] + PLAIN_OPTIONAL}
+        people.append((line, Person(id=row["id"], **values)))
+    return people
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """Canvas lists `Last, First`; a name without a comma is taken as `First Last`."""
+    if "," in name:
+        last, first = name.split(",", 1)
+        return first.strip(), last.strip()
+    first, _, last = name.rpartition(" ")
+    return (first, last) if first else (last, "")
+
+
+def parse_canvas(path: Path, id_from: str = "sis_login_id") -> list[tuple[int, Person]]:
+    """Canvas's gradebook export: one row per student, after an optional `Points Possible` row."""
+    header, rows = read_rows(path)
+    _require(path, header, CANVAS_REQUIRED)
+    id_column = CANVAS_ID_COLUMNS[id_from]
+    people = []
+    for line, row in rows:
+        name = row["Student"]
+        if name == "Points Possible" or name.startswith("Points Possible"):
+            continue
+        # Canvas's own preview user, in every course's export; not a real student.
+        if name == "Student, Test" and not row["SIS Login ID"] and not row["SIS User ID"]:
+            continue
+        if not row["ID"]:
+            raise LmsError(f"{path} line {line}: {name or 'a student'} has no Canvas ID")
+        first, last = _split_name(name)
+        people.append((line, Person(
+            id=row[id_column], first_name=first, last_name=last, lms_user_id=row["ID"],
+            sis_user_id=row["SIS User ID"], login_id=row["SIS Login ID"], section=row["Section"],
+        )))
+    return people
+
+
+def validate(path: Path, people: list[tuple[int, Person]], id_from: str = "") -> list[Person]:
+    """Reject empty or duplicate student ids and one LMS user id shared by two students."""
+    if not people:
+        raise LmsError(f"{path}: no students in the file")
+    seen: dict[str, int] = {}
+    lms_ids: dict[str, tuple[int, str]] = {}
+    for line, person in people:
+        if not person.id:
+            source = f" (its {CANVAS_ID_COLUMNS[id_from]} column is empty)" if id_from else ""
+            raise LmsError(f"{path} line {line}: no student id{source}")
+        if person.id in seen:
+            raise LmsError(
+                f"{path} line {line}: student id {person.id!r} appears twice (first on line {seen[person.id]})"
+            )
+        seen[person.id] = line
+        if person.lms_user_id:
+            other = lms_ids.get(person.lms_user_id)
+            if other:
+                raise LmsError(
+                    f"{path} line {line}: LMS user id {person.lms_user_id!r} is also given to {other[1]!r} "
+                    f"on line {other[0]}"
+                )
+            lms_ids[person.lms_user_id] = (line, person.id)
+    return [person for _, person in people]
+
+
+def parse(path: Path, fmt: str, canvas_id_from: str = "sis_login_id") -> list[Person]:
+    if fmt == "plain":
+        return validate(path, parse_plain(path))
+    if fmt == "canvas":
+        return validate(path, parse_canvas(path, canvas_id_from), canvas_id_from)
+    raise LmsError(f"unknown roster format {fmt!r} (canvas or plain)")
+
+
+def import_roster(gradebook, path: Path, fmt: str, canvas_id_from: str = "sis_login_id") -> ImportResult:
+    """Create or update the roster's students in the gradebook; students not in the roster stay."""
+    people = parse(path, fmt, canvas_id_from)
+    taken = {p.lms_user_id: p.id for p in load_people(gradebook) if p.lms_user_id}
+    for person in people:
+        holder = taken.get(person.lms_user_id)
+        if person.lms_user_id and holder and holder != person.id and holder not in {p.id for p in people}:
+            raise LmsError(
+                f"{path}: LMS user id {person.lms_user_id!r} of {person.id!r} already belongs to {holder!r} "
+                "in the gradebook"
+            )
+    created, updated = save_people(gradebook, people)
+    listed = {p.id for p in people}
+    others = sorted(p.id for p in load_people(gradebook) if p.id not in listed)
+    return ImportResult(people, created, updated, others)
