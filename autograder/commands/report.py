@@ -1,0 +1,45 @@
+"""`autograder report ASSIGNMENT [--output DIR]`: write the class report, print where and a short summary.
+
+Run in the course folder (where gradebook.db is). The page goes to `reports/<assignment>.html` unless
+--output names another folder.
+"""
+
+import argparse
+from pathlib import Path
+
+from autograder.cli import UserError
+from autograder.report import ReportError, write_report
+from autograder.terminal import exercise_table, make_console, summary_table
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("report", help="write the class report (HTML with charts) for an assignment",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", help="the assignment's name, as in the gradebook")
+    parser.add_argument("--output", type=Path, default=Path("reports"),
+                        help="folder for the HTML file (default: reports/)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    course = Path.cwd()
+    try:
+        path, data = write_report(course, args.assignment, args.output)
+    except ReportError as exc:
+        raise UserError(str(exc)) from None
+    console = make_console()
+    rows = []
+    for exercise in data.exercises:
+        top = data.top_misconception(exercise)
+        rows.append((exercise.label, exercise.max_score, data.exercise_mean(exercise), data.pass_rate(exercise),
+                     f"{top.hint} ({len(top.students)})" if top else ""))
+    console.print(exercise_table(rows, title=f"{data.assignment}: exercises"))
+    unavailable = f"{len(data.without_results)} (no result file)" if data.without_results else "0"
+    console.print(summary_table([
+        ("submissions", f"{len(data.submissions)} of {len(data.roster)} students"),
+        ("mean score", f"{data.mean_score:.1f} / {data.max_score:g}"),
+        ("need a look", str(len(data.problems))),
+        ("no misconception data", unavailable),
+    ]))
+    console.print(f"report: {path}", soft_wrap=True, markup=False)
+    return 0

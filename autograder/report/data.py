@@ -1,0 +1,224 @@
+"""Everything the class report shows about one assignment, collected from the gradebook and the result files.
+
+Scores come from nbgrader's gradebook, which is the truth an instructor exports and may have edited by
+hand. Misconceptions, limits hit and grading time exist only in the engine's result files
+(`autograded/<student>/<assignment>/autograder-result.json`); a student graded another way (plain
+`nbgrader autograde`) has none, and the report says so instead of guessing.
+"""
+
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Course, Gradebook, MissingEntry
+
+from autograder.hints import hint_text
+from autograder.notebook import grade_id
+from autograder.results import RESULT_FILE, SubmissionResult
+
+GRADEBOOK = "gradebook.db"
+
+
+class ReportError(Exception):
+    """The report cannot be made (no gradebook, unknown assignment); the message is one line."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One grade cell of the assignment."""
+
+    notebook: str
+    grade_id: str
+    max_score: float
+    label: str  # what the instructor reads: "concat_weights" for the grade cell "test_concat_weights"
+
+
+@dataclass
+class Submission:
+    student: str
+    score: float  # the gradebook's total
+    scores: dict[str, float]  # Exercise.label -> the gradebook's score for that grade cell
+    result: SubmissionResult | None = None  # None: graded without the engine, so no misconception data
+
+
+@dataclass
+class Misconception:
+    hint: str
+    text: str
+    students: list[str]  # each student counted once, however many checks named it
+    exercises: list[str]  # the exercises where it was named
+
+
+@dataclass
+class Problem:
+    """A submission that hit a limit, could not be read, or whose result file is broken."""
+
+    student: str
+    status: str
+    limits: list[str]
+    message: str
+    score: float | None  # the gradebook's total, None when the gradebook has no submission
+
+
+@dataclass
+class ClassData:
+    assignment: str
+    course_id: str
+    exercises: list[Exercise]
+    roster: list[str]  # every student in the gradebook, submitted or not
+    submissions: list[Submission]
+    misconceptions: list[Misconception] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # student -> grading time, from the results
+
+    @property
+    def max_score(self) -> float:
+        return sum(exercise.max_score for exercise in self.exercises)
+
+    @property
+    def scores(self) -> list[float]:
+        return [submission.score for submission in self.submissions]
+
+    @property
+    def mean_score(self) -> float:
+        return statistics.fmean(self.scores)
+
+    @property
+    def median_score(self) -> float:
+        return statistics.median(self.scores)
+
+    @property
+    def not_submitted(self) -> list[str]:
+        submitted = {submission.student for submission in self.submissions}
+        return [student for student in self.roster if student not in submitted]
+
+    @property
+    def with_results(self) -> list[Submission]:
+        return [submission for submission in self.submissions if submission.result is not None]
+
+    @property
+    def without_results(self) -> list[str]:
+        return [submission.student for submission in self.submissions if submission.result is None]
+
+    def exercise_mean(self, exercise: Exercise) -> float:
+        return statistics.fmean(s.scores.get(exercise.label, 0.0) for s in self.submissions)
+
+    def pass_rate(self, exercise: Exercise) -> float:
+        """The share of submissions with full marks on the exercise."""
+        passed = sum(s.scores.get(exercise.label, 0.0) >= exercise.max_score for s in self.submissions)
+        return passed / len(self.submissions)
+
+    def top_misconception(self, exercise: Exercise) -> Misconception | None:
+        named = [m for m in self.misconceptions if exercise.label in m.exercises]
+        return named[0] if named else None  # misconceptions are sorted most frequent first
+
+
+def open_gradebook(course: Path) -> Gradebook:
+    path = course / GRADEBOOK
+    # Gradebook() would silently create an empty database; a missing file is the user's mistake.
+    if not path.is_file():
+        raise ReportError(f"no {GRADEBOOK} in {course}: run this in the course folder after grading")
+    return Gradebook(f"sqlite:///{path}")
+
+
+def _cell_order(course: Path, assignment: str, notebook: str) -> dict[str, int]:
+    """The grade cells' positions in the source notebook; the gradebook keeps no order of its own."""
+    path = course / "source" / assignment / f"{notebook}.ipynb"
+    try:
+        cells = nbformat.read(str(path), as_version=4).cells
+    except Exception:  # no source here (e.g. a copied gradebook): fall back to the gradebook's order
+        return {}
+    return {grade_id(cell): index for index, cell in enumerate(cells) if grade_id(cell)}
+
+
+def _exercises(course: Path, gradebook: Gradebook, assignment: str) -> list[Exercise]:
+    try:
+        record = gradebook.find_assignment(assignment)
+    except MissingEntry:
+        known = ", ".join(sorted(a.name for a in gradebook.assignments)) or "none"
+        raise ReportError(f"unknown assignment {assignment!r} (the gradebook has: {known})") from None
+    notebooks = list(record.notebooks)
+    exercises = []
+    for notebook in notebooks:
+        order = _cell_order(course, assignment, notebook.name)
+        cells = sorted(notebook.grade_cells, key=lambda cell: order.get(cell.name, len(order)))
+        for cell in cells:
+            label = cell.name.removeprefix("test_")
+            if len(notebooks) > 1:
+                label = f"{notebook.name}/{label}"
+            exercises.append(Exercise(notebook.name, cell.name, float(cell.max_score), label))
+    if not exercises:
+        raise ReportError(f"{assignment} has no grade cells in the gradebook: run `nbgrader generate_assignment` first")
+    return exercises
+
+
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]) -> list[Submission]:
+    labels = {(e.notebook, e.grade_id): e.label for e in exercises}
+    submissions = []
+    for record in gradebook.assignment_submissions(assignment):
+        scores = {labels[(notebook.name, grade.name)]: float(grade.score)
+                  for notebook in record.notebooks for grade in notebook.grades
+                  if (notebook.name, grade.name) in labels}
+        submissions.append(Submission(record.student_id, float(record.score), scores))
+    return sorted(submissions, key=lambda s: s.student)
+
+
+def load_results(course: Path, assignment: str) -> tuple[dict[str, SubmissionResult], list[Problem]]:
+    """Every result file of the assignment, by student, and a Problem for each one that will not load."""
+    results, broken = {}, []
+    for path in sorted((course / "autograded").glob(f"*/{assignment}/{RESULT_FILE}")):
+        student = path.parent.parent.name
+        try:
+            results[student] = SubmissionResult.load(path.parent)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # truncated or hand-edited JSON
+            message = f"{RESULT_FILE} could not be read ({type(exc).__name__}: {exc})"
+            broken.append(Problem(student, "no result", [], message[:300], None))
+    return results, broken
+
+
+def _misconceptions(submissions: list[Submission], exercises: list[Exercise]) -> list[Misconception]:
+    labels = {exercise.grade_id: exercise.label for exercise in exercises}
+    students: dict[str, set[str]] = {}
+    seen_in: dict[str, set[str]] = {}
+    for submission in submissions:
+        for cell in submission.result.cells if submission.result else []:
+            for hint in cell.exercise.hints if cell.exercise else []:
+                students.setdefault(hint, set()).add(submission.student)
+                seen_in.setdefault(hint, set()).add(labels.get(cell.grade_id, cell.grade_id))
+    found = [Misconception(hint, hint_text(hint), sorted(students[hint]), sorted(seen_in[hint]))
+             for hint in students]
+    return sorted(found, key=lambda m: (-len(m.students), m.hint))
+
+
+def _problems(results: dict[str, SubmissionResult], totals: dict[str, float]) -> list[Problem]:
+    return [Problem(student, result.status, list(result.limits_hit), result.message, totals.get(student))
+            for student, result in sorted(results.items())
+            if result.status != "graded" or result.limits_hit]
+
+
+def collect(course: Path, assignment: str) -> ClassData:
+    """The report's data for `assignment` in the course folder `course`."""
+    with open_gradebook(course) as gradebook:
+        exercises = _exercises(course, gradebook, assignment)
+        submissions = _submissions(gradebook, assignment, exercises)
+        roster = sorted(student.id for student in gradebook.students)
+        record = gradebook.db.query(Course).first()
+        course_id = record.id if record else ""
+    if not submissions:
+        raise ReportError(f"no graded submissions of {assignment} in the gradebook yet")
+    results, broken = load_results(course, assignment)
+    for submission in submissions:
+        submission.result = results.get(submission.student)
+    totals = {submission.student: submission.score for submission in submissions}
+    return ClassData(
+        assignment=assignment,
+        course_id=course_id,
+        exercises=exercises,
+        roster=roster,
+        submissions=submissions,
+        misconceptions=_misconceptions(submissions, exercises),
+        problems=_problems(results, totals) + broken,
+        seconds={student: result.seconds for student, result in results.items()},
+    )
+

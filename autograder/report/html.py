@@ -1,0 +1,224 @@
+"""The class report as one self-contained HTML page: inline CSS, charts as base64 PNG data URIs.
+
+Nothing is fetched when the page opens, so it can be mailed, archived or opened offline. Every number
+an instructor reads sits in an element with a `data-metric` attribute (inside rows marked with
+`data-exercise`, `data-hint` or `data-student`), so a test can find the rendered value in a browser.
+"""
+
+import base64
+import statistics
+from datetime import datetime
+from html import escape
+
+from autograder.report.data import ClassData
+from autograder.terminal import percent
+
+CSS = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+       color: #1f2933; margin: 0; background: #f5f7fa; }
+main { max-width: 980px; margin: 0 auto; padding: 24px 28px 48px; background: #fff; }
+h1 { font-size: 26px; margin: 0 0 2px; }
+h2 { font-size: 19px; margin: 34px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #e4e7eb; }
+.sub, .note { color: #52606d; }
+.note { font-size: 14px; margin: 4px 0 10px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: 12px;
+         margin: 18px 0 4px; }
+.card { border: 1px solid #e4e7eb; border-radius: 8px; padding: 10px 14px; }
+.card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.card .label { color: #52606d; font-size: 13px; }
+img { display: block; max-width: 100%; height: auto; margin: 8px 0; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 14px; }
+table.compact { width: auto; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
+th { background: #f0f4f8; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+code { font-size: 13px; background: #f0f4f8; padding: 1px 4px; border-radius: 3px; }
+.bad { color: #b42318; font-weight: 600; }
+.ok { color: #146c2e; }
+details summary { cursor: pointer; color: #3b6ea8; }
+"""
+
+
+def points(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def _metric(name: str, text: str, tag: str = "span", cls: str = "") -> str:
+    klass = f' class="{cls}"' if cls else ""
+    return f'<{tag}{klass} data-metric="{name}">{escape(text)}</{tag}>'
+
+
+def _image(png: bytes, alt: str, name: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img data-chart="{name}" alt="{escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _card(name: str, value: str, label: str) -> str:
+    return f'<div class="card">{_metric(name, value, "div", "value")}<div class="label">{escape(label)}</div></div>'
+
+
+def _headline(data: ClassData) -> str:
+    full = sum(score >= data.max_score for score in data.scores)
+    share = data.mean_score / data.max_score if data.max_score else 0.0
+    return '<div class="cards">' + "".join([
+        _card("roster", str(len(data.roster)), "students in the gradebook"),
+        _card("submissions", str(len(data.submissions)), "submissions graded"),
+        _card("mean-score", points(data.mean_score), f"mean score of {data.max_score:g} ({percent(share)})"),
+        _card("median-score", points(data.median_score), "median score"),
+        _card("full-marks", str(full), "with full marks"),
+        _card("not-submitted", str(len(data.not_submitted)), "did not submit"),
+    ]) + "</div>"
+
+
+def _scores_section(data: ClassData, charts: dict[str, bytes]) -> str:
+    return (
+        "<h2>Score distribution</h2>"
+        f'<p class="note">Totals from the gradebook, out of {data.max_score:g} points; '
+        "the dashed line is the mean.</p>"
+        + _image(charts["scores"], f"Histogram of {len(data.submissions)} total scores", "scores")
+    )
+
+
+def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
+    rows = []
+    for exercise in data.exercises:
+        top = data.top_misconception(exercise)
+        passed = round(data.pass_rate(exercise) * len(data.submissions))
+        rows.append(
+            f'<tr data-exercise="{escape(exercise.label)}"><td><code>{escape(exercise.label)}</code></td>'
+            f'<td class="num">{exercise.max_score:g}</td>'
+            + _metric("exercise-mean", points(data.exercise_mean(exercise)), "td", "num")
+            + _metric("passed", str(passed), "td", "num")
+            + _metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
+            + f"<td>{f'<code>{escape(top.hint)}</code>' if top else '—'}</td></tr>"
+        )
+    return (
+        "<h2>Exercises</h2>"
+        '<p class="note">An exercise is passed with full marks on its grade cell (gradebook scores).</p>'
+        + _image(charts["pass_rates"], "Bar chart: share of students with full marks per exercise", "pass_rates")
+        + '<table><thead><tr><th>exercise</th><th class="num">points</th><th class="num">mean</th>'
+        '<th class="num">full marks</th><th class="num">pass rate</th><th>most common misconception</th>'
+        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+    )
+
+
+def _coverage_note(data: ClassData) -> str:
+    """Say whose submissions the misconception, limit and timing data cover, and whose it does not."""
+    covered = len(data.with_results)
+    note = (f"Counted once per student, from the autograder's result files: {_metric('with-results', str(covered))} "
+            f"of {len(data.submissions)} graded submissions have one.")
+    missing = data.without_results
+    if missing:
+        names = ", ".join(escape(s) for s in missing)
+        note += (f" Misconception data is unavailable for {_metric('without-results', str(len(missing)))} "
+                 f"student{'s' if len(missing) != 1 else ''} graded without the autograder engine "
+                 f"(e.g. by <code>nbgrader autograde</code>): <details><summary>who</summary>"
+                 f'<span data-metric="without-results-names">{names}</span></details>')
+    return f'<div class="note">{note}</div>'
+
+
+def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
+    head = "<h2>Misconceptions</h2>" + _coverage_note(data)
+    if not data.misconceptions:
+        return head + '<p data-metric="no-misconceptions">No misconception was named.</p>'
+    covered = len(data.with_results)
+    rows = []
+    for item in data.misconceptions:
+        names = ", ".join(escape(s) for s in item.students)
+        rows.append(
+            f'<tr data-hint="{escape(item.hint)}"><td><code>{escape(item.hint)}</code></td>'
+            + _metric("students", str(len(item.students)), "td", "num")
+            + f'<td class="num">{percent(len(item.students) / covered)}</td>'
+            f"<td>{', '.join(escape(e) for e in item.exercises)}</td>"
+            f"<td>{escape(item.text)}<details><summary>students</summary>{names}</details></td></tr>"
+        )
+    return (
+        head
+        + _image(charts["misconceptions"], "Bar chart: students per misconception", "misconceptions")
+        + '<table><thead><tr><th>misconception</th><th class="num">students</th><th class="num">share</th>'
+        "<th>exercises</th><th>hint the students read</th></tr></thead><tbody>" + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def _problem_section(data: ClassData) -> str:
+    head = "<h2>Limits hit and unreadable submissions</h2>"
+    if not data.problems:
+        return head + ('<p class="ok" data-metric="no-problems">'
+                       "Every submission with a result file was graded within its limits.</p>")
+    rows = []
+    for problem in data.problems:
+        score = "not in gradebook" if problem.score is None else points(problem.score)
+        rows.append(
+            f'<tr data-student="{escape(problem.student)}"><td>{escape(problem.student)}</td>'
+            f'<td class="{"bad" if problem.status != "graded" else ""}">{escape(problem.status)}</td>'
+            f"<td>{escape(', '.join(problem.limits) or '—')}</td><td>{escape(problem.message or '—')}</td>"
+            f'<td class="num">{escape(score)}</td></tr>'
+        )
+    return (
+        head + f'<p class="note">{_metric("problems", str(len(data.problems)))} '
+        + ("submission needs" if len(data.problems) == 1 else "submissions need") + " a look.</p>"
+        '<table><thead><tr><th>student</th><th>status</th><th>limits hit</th><th>message</th>'
+        '<th class="num">score</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
+    )
+
+
+def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
+    head = "<h2>Grading time</h2>"
+    if not data.seconds:
+        return head + '<p class="note" data-metric="no-timing">No result files, so no timing.</p>'
+    seconds = list(data.seconds.values())
+    slowest = max(data.seconds, key=data.seconds.get)
+    rows = [
+        ("submissions timed", _metric("timed", str(len(seconds)))),
+        ("total (sum over submissions)", _metric("total-seconds", f"{sum(seconds):.1f} s")),
+        ("mean per submission", _metric("mean-seconds", f"{statistics.fmean(seconds):.2f} s")),
+        ("median per submission", _metric("median-seconds", f"{statistics.median(seconds):.2f} s")),
+        ("slowest", f"{_metric('max-seconds', f'{data.seconds[slowest]:.2f} s')} ({escape(slowest)})"),
+    ]
+    table = '<table class="compact"><tbody>' + "".join(
+        f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows)
+    return (
+        head + '<p class="note">Per-submission times from the result files; submissions graded in '
+        "parallel take less wall-clock time than the total.</p>" + table + "</tbody></table>"
+        + _image(charts["seconds"], "Histogram of grading time per submission", "seconds")
+    )
+
+
+def _student_section(data: ClassData) -> str:
+    head = "".join(f'<th class="num">{escape(e.label)}</th>' for e in data.exercises)
+    rows = []
+    for submission in data.submissions:
+        hints = ", ".join(submission.result.hints) if submission.result else "unavailable"
+        cells = "".join(f'<td class="num">{points(submission.scores.get(e.label))}</td>' for e in data.exercises)
+        rows.append(
+            f'<tr data-student="{escape(submission.student)}"><td>{escape(submission.student)}</td>{cells}'
+            + _metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td></tr>"
+        )
+    return (
+        f"<h2>Every student</h2><details><summary>{len(data.submissions)} submissions</summary>"
+        f'<table><thead><tr><th>student</th>{head}<th class="num">total</th><th>misconceptions</th></tr>'
+        "</thead><tbody>" + "".join(rows) + "</tbody></table></details>"
+    )
+
+
+def render(data: ClassData, charts: dict[str, bytes], generated: datetime) -> str:
+    """The page for `data`; `charts` holds the PNGs named scores, pass_rates, misconceptions, seconds."""
+    title = f"Class report: {data.assignment}"
+    course = f"course {escape(data.course_id)} · " if data.course_id else ""
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
+        f"<style>{CSS}</style></head><body><main>"
+        f"<h1>{escape(title)}</h1>"
+        f'<p class="sub">{course}generated {generated:%Y-%m-%d %H:%M}</p>'
+        + _headline(data)
+        + _scores_section(data, charts)
+        + _exercise_section(data, charts)
+        + _misconception_section(data, charts)
+        + _problem_section(data)
+        + _timing_section(data, charts)
+        + _student_section(data)
+        + "</main></body></html>\n"
+    )
