@@ -1,0 +1,3 @@
+"""Run untrusted submissions: a zygote forks one isolated process per submission (`zygote`, `isolation`,
+`limits`, `seccomp`), the student side runs cells and answers calls (`runtime`), the trusted side drives
+it (`client`), and only plain data crosses between them (`wire`)."""

@@ -1,0 +1,385 @@
+"""The trusted side of the sandbox: start a zygote, open one sandboxed process per submission, run its
+cells and call its functions with deadlines, and stop it for good.
+
+Nothing here imports a grader; the graders only ever see a `RemoteStudent`, which behaves like
+`autograder.student.NamespaceStudent` except that the functions run in the sandbox.
+"""
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from autograder.activations import ACTIVATIONS
+from autograder.sandbox import isolation, wire
+from autograder.sandbox.limits import Limits
+from autograder.student import StudentError
+
+GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
+FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
+_FUNCTION_NAMES = {id(f): name for name, f in ACTIVATIONS.items()}
+
+
+class SandboxError(Exception):
+    """The sandbox machinery itself failed (not the submission): the zygote could not start."""
+
+
+class BoundaryError(BaseException):
+    """A grader passed a value that cannot cross into the sandbox: a bug in the grader, not the answer.
+    A BaseException so the runner's per-case `except Exception` cannot blame the student for it."""
+
+
+class SandboxDied(Exception):
+    """The submission's process is gone or was stopped; `limit` says why, in results.py's vocabulary."""
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+@dataclass
+class ZygoteInfo:
+    level: str
+    seccomp: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def protections(self) -> dict[str, bool]:
+        return isolation.protections(self.level, self.seccomp)
+
+    @property
+    def missing(self) -> list[str]:
+        return [name for name, on in self.protections.items() if not on]
+
+
+class Zygote:
+    """A fork server for sandboxed submissions (see `autograder.sandbox.zygote`)."""
+
+    def __init__(self, level: str = "auto", hide: list[str] | tuple[str, ...] = ()) -> None:
+        self.requested = os.environ.get("AUTOGRADER_SANDBOX", level)
+        self.hide = [str(p) for p in hide]
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+        self.info: ZygoteInfo | None = None
+
+    def start(self) -> ZygoteInfo:
+        notes: list[str] = []
+        level = self.requested
+        for attempt in range(2):
+            hello = self._launch(level)
+            if "error" not in hello:
+                self.info = ZygoteInfo(hello["level"], hello["seccomp"], notes + hello.get("notes", []))
+                return self.info
+            self.close()
+            if level == "bare" or attempt:
+                raise SandboxError(f"the sandbox could not start: {hello['error']}")
+            notes.append(hello["error"])
+            level = "bare"
+        raise SandboxError("unreachable")
+
+    def _launch(self, level: str) -> dict[str, Any]:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        config = json.dumps({"fd": child.fileno(), "level": level, "hide": self.hide})
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "OPENBLAS_NUM_THREADS": "1"}
+        # -I: no current directory, user site or PYTHON* variables on the zygote's path.
+        self.process = subprocess.Popen([sys.executable, "-I", "-m", "autograder.sandbox.zygote", config],
+                                        pass_fds=[child.fileno()], env=env, cwd="/",
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        child.close()
+        self.control = parent
+        parent.settimeout(60)
+        try:
+            data = parent.recv(1 << 16)
+        except (TimeoutError, OSError) as exc:
+            return {"error": f"no answer from the zygote ({exc})"}
+        if not data:
+            return {"error": f"the zygote exited with status {self.process.wait()}"}
+        return json.loads(data)
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def spawn(self, limits: Limits) -> "Sandbox":
+        if not self.alive():
+            self.close()
+            self.start()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            socket.send_fds(self.control, [json.dumps({"op": "spawn", "limits": limits.to_dict()}).encode()],
+                            [theirs.fileno()])
+            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
+        except OSError as exc:
+            ours.close()
+            raise SandboxError(f"the zygote stopped answering: {exc}") from None
+        finally:
+            theirs.close()
+        if not data:
+            ours.close()
+            raise SandboxError("the zygote exited")
+        pid = json.loads(data)["pid"]
+        return Sandbox(self, ours, pid, fds[0] if fds else None, limits)
+
+    def reap(self, pid: int) -> dict[str, Any]:
+        self.control.send(json.dumps({"op": "reap", "pid": pid}).encode())
+        data = self.control.recv(1 << 16)
+        if not data:
+            raise SandboxError("the zygote exited")
+        return json.loads(data)
+
+    def close(self) -> None:
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()  # our own child, by its pid: never a group
+                self.process.wait()
+            self.process = None
+
+    def __enter__(self) -> "Zygote":
+        if self.info is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Sandbox:
+    """One submission's process. Every request has a deadline; past it the code is interrupted, then
+    killed; once killed, every later request raises SandboxDied."""
+
+    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, pidfd: int | None, limits: Limits) -> None:
+        self.zygote, self.sock, self.pid, self.pidfd, self.limits = zygote, sock, pid, pidfd, limits
+        self.dead: SandboxDied | None = None
+        self.limits_hit: set[str] = set()
+        self.exit: dict[str, Any] | None = None
+
+    # low level ------------------------------------------------------------------------------------
+    def _signal(self, signum: int) -> None:
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signum)
+            elif self.zygote.info and self.zygote.info.level == "bare":
+                os.kill(self.pid, signum)  # same PID namespace, and not reaped yet: the pid is still ours
+        except (ProcessLookupError, OSError):
+            pass
+
+    def _wait_readable(self, seconds: float) -> bool:
+        return bool(select.select([self.sock], [], [], max(seconds, 0))[0])
+
+    def request(self, header: dict, buffers: list[bytes] = (), timeout: float = 60.0) -> tuple[dict, list[bytes]]:
+        if self.dead:
+            raise self.dead
+        try:
+            wire.send(self.sock, header, buffers)
+        except OSError:
+            self._died("the submission's process ended", "crash")
+        if not self._wait_readable(timeout):
+            self.limits_hit.add("time")
+            self._signal(signal.SIGINT)
+            if not self._wait_readable(GRACE_SECONDS):
+                self.kill()
+                self._died(f"stopped after {timeout:g} s: it did not finish in time and ignored the interrupt",
+                           "time")
+        self.sock.settimeout(FRAME_SECONDS)
+        try:
+            return wire.recv(self.sock)
+        except EOFError:
+            self._died("the submission's process ended", "crash")
+        except (wire.WireError, TimeoutError, OSError) as exc:
+            self.kill()
+            self._died(f"the submission's process sent something unreadable ({exc})", "crash")
+        finally:
+            self.sock.settimeout(None)
+        raise AssertionError("unreachable")
+
+    def _died(self, message: str, limit: str) -> None:
+        if self.dead is None:
+            self.kill()
+            info = self.close()
+            message, limit = _explain(message, limit, info, self.limits)
+            self.limits_hit.add(limit)
+            self.dead = SandboxDied(message, limit)
+        raise self.dead
+
+    # high level -----------------------------------------------------------------------------------
+    def send_modules(self, sources: dict[str, str]) -> None:
+        self.request({"op": "modules", "sources": sources}, timeout=30)
+
+    def run_cell(self, source: str, timeout: float, display: bool = True) -> dict[str, Any]:
+        header, _ = self.request({"op": "cell", "source": source, "display": display}, timeout=timeout)
+        return _checked_cell_reply(header, self)
+
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> tuple[Any, list, list]:
+        args_tree, buffers = _encode_argument(list(args))
+        kwargs_tree, more = _encode_argument(kwargs)
+        # kwargs' buffer indices follow args' in one shared list
+        kwargs_tree = _shift(kwargs_tree, len(buffers))
+        try:
+            header, replies = self.request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree},
+                                           buffers + more, timeout=timeout)
+        except SandboxDied as died:
+            raise StudentError(f"{name}: {died}") from None
+        if "error" in header:
+            if header.get("timeout"):
+                self.limits_hit.add("time")
+            raise StudentError(str(header["error"])[:1000])
+        try:
+            value, changed_args, changed_kwargs = wire.decode(header.get("value"), replies)
+        except (wire.WireError, TypeError, ValueError) as exc:
+            raise StudentError(f"{name} returned something that is not plain data ({exc})") from None
+        return value, changed_args, changed_kwargs
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def close(self) -> dict[str, Any] | None:
+        """Stop the process (and, through its PID namespace, all it started) and collect how it ended."""
+        if self.exit is not None:
+            return self.exit
+        try:
+            if not self.dead:
+                wire.send(self.sock, {"op": "exit"})
+        except OSError:
+            pass
+        self.sock.close()
+        # A polite exit first, so normal endings are not counted as kills; then no choice.
+        if self.pidfd is not None and not select.select([self.pidfd], [], [], 1.0)[0]:
+            self.kill()
+        elif self.pidfd is None:
+            self.kill()
+        try:
+            self.exit = self.zygote.reap(self.pid)
+        except (OSError, SandboxError):
+            self.exit = {"status": None}
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        return self.exit
+
+
+def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limits) -> tuple[str, str]:
+    """Name the limit that ended a process, from how it ended and the CPU time it used."""
+    status = (info or {}).get("status")
+    if status is None or limit == "time":
+        return message, limit
+    cpu = info.get("cpu", 0.0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_seconds - 0.5):
+            return f"stopped: it used its {limits.cpu_seconds} s of CPU time", "time"
+        if sig == signal.SIGKILL:
+            return f"{message} (killed, likely over the {limits.memory_mb} MB memory limit)", "memory"
+        return f"{message} (killed by signal {signal.Signals(sig).name})", "crash"
+    code = os.waitstatus_to_exitcode(status)
+    return f"{message} (exit status {code}: os._exit or a crash)", "crash"
+
+
+def _checked_cell_reply(header: dict, sandbox: Sandbox) -> dict[str, Any]:
+    """Keep only well-formed, bounded fields of a cell reply (it comes from untrusted code)."""
+    outputs = []
+    for item in header.get("outputs", []) if isinstance(header.get("outputs"), list) else []:
+        if isinstance(item, list) and len(item) == 2 and item[0] in ("stdout", "stderr") and isinstance(item[1], str):
+            outputs.append((item[0], item[1][:sandbox.limits.output_chars]))
+    result = header.get("result")
+    error = header.get("error")
+    if isinstance(error, dict):
+        tb = error.get("traceback") if isinstance(error.get("traceback"), list) else []
+        error = {"ename": str(error.get("ename", "Error"))[:200], "evalue": str(error.get("evalue", ""))[:2000],
+                 "traceback": [str(line)[:2000] for line in tb[:100]]}
+    else:
+        error = None
+    for limit in header.get("limits", []) if isinstance(header.get("limits"), list) else []:
+        if limit in ("time", "memory", "output", "processes"):
+            sandbox.limits_hit.add(limit)
+    return {"outputs": outputs, "result": str(result)[:10_000] if isinstance(result, str) else None,
+            "error": error}
+
+
+def _encode_argument(value: Any) -> tuple[Any, list[bytes]]:
+    tree, buffers = wire.encode(value, _FUNCTION_NAMES)
+    if "__opaque__" in json.dumps(tree):
+        raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {tree!r:.200}")
+    return tree, buffers
+
+
+def _shift(tree: Any, offset: int) -> Any:
+    if isinstance(tree, list):
+        return [_shift(x, offset) for x in tree]
+    if isinstance(tree, dict):
+        shifted = {k: _shift(v, offset) for k, v in tree.items()}
+        for key in ("__nd__", "__np__"):
+            if key in tree:
+                shifted[key] = tree[key] + offset
+        return shifted
+    return tree
+
+
+def copy_back(target: Any, new: Any) -> None:
+    """Make the caller's argument look as the student's function left it (arrays in place, containers
+    item by item), so a grader checking for modified inputs sees what it would see in-process."""
+    if isinstance(target, np.ndarray) and isinstance(new, np.ndarray):
+        if target.shape != new.shape:
+            try:
+                target.resize(new.shape, refcheck=False)
+            except (ValueError, TypeError):
+                target.flat[:1] = target.flat[:1] + 1 if target.size else target  # differ, visibly
+                return
+        np.copyto(target, new, casting="unsafe")
+    elif isinstance(target, list) and isinstance(new, list):
+        if len(target) == len(new):
+            for i, (old, item) in enumerate(zip(target, new, strict=True)):
+                if isinstance(old, np.ndarray | list | dict) and type(item) is type(old):
+                    copy_back(old, item)
+                else:
+                    target[i] = item
+        else:
+            target[:] = new
+    elif isinstance(target, dict) and isinstance(new, dict):
+        for key in list(target):
+            if key not in new:
+                del target[key]
+        for key, item in new.items():
+            if key in target and isinstance(target[key], np.ndarray | list | dict) and type(item) is type(target[key]):
+                copy_back(target[key], item)
+            else:
+                target[key] = item
+
+
+class RemoteStudent:
+    """The `student` the graders see: `student.f(*args)` runs f in the sandbox. Each grade cell has a
+    time budget; once it is spent, further calls fail at once instead of each waiting its own timeout."""
+
+    def __init__(self, sandbox: Sandbox, deadline: float) -> None:
+        self._sandbox = sandbox
+        self._deadline = deadline
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            remaining = self._deadline - time.monotonic()
+            if remaining <= 0:
+                raise StudentError(f"{name} was not called: this cell's time limit was already used up")
+            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining)
+            for index, new in changed_args if isinstance(changed_args, list) else []:
+                if isinstance(index, int) and 0 <= index < len(args):
+                    copy_back(args[index], new)
+            for key, new in changed_kwargs if isinstance(changed_kwargs, list) else []:
+                if key in kwargs:
+                    copy_back(kwargs[key], new)
+            return value
+
+        return call

@@ -1,0 +1,193 @@
+"""Linux isolation primitives for the zygote and its children: namespaces, a read-only view of the
+filesystem that shows only the Python runtime, a private scratch folder, and an unprivileged uid.
+
+Three levels, chosen by what the platform allows (the zygote reports which one it reached):
+
+- "full" (root): new mount, network, IPC and UTS namespaces for the zygote, a PID namespace and a mount
+  namespace per submission, uid/gid `nobody`, seccomp, rlimits;
+- "userns" (not root, user namespaces allowed): the same namespaces inside a user namespace, but the
+  submission keeps the caller's real uid (seen from outside);
+- "bare" (no namespaces, or not Linux): its own process and session, rlimits, seccomp where supported,
+  a private scratch folder. It can still read whatever the caller can read: said loudly.
+"""
+
+import ctypes
+import os
+import platform
+import signal
+import sys
+from pathlib import Path
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
+MNT_DETACH = 0x2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+NOBODY = 65534
+
+LEVELS = ("full", "userns", "bare")
+PROTECTIONS = {
+    # name: (levels that have it, what it means)
+    "own process": (LEVELS, "each submission runs in its own process, forked from a clean zygote"),
+    "limits": (LEVELS, "CPU time, memory, file size, open files and wall time are limited"),
+    "seccomp": (LEVELS, "no sockets (no network), namespaces, mounts, tracing or kernel loading"),
+    "hidden files": (("full", "userns"), "the course, gradebook, graders and home folders are out of sight"),
+    "read-only filesystem": (("full", "userns"), "it can write only to its own scratch folder"),
+    "network namespace": (("full", "userns"), "no network interfaces but an unconnected loopback"),
+    "pid namespace": (("full", "userns"), "it sees no other process, and all it started dies with it"),
+    "unprivileged uid": (("full",), "it runs as nobody (65534), so no root rights and a process limit"),
+}
+
+_libc = ctypes.CDLL(None, use_errno=True) if platform.system() == "Linux" else None
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def setns(fd: int, flags: int) -> None:
+    _check(_libc.setns(fd, flags), "setns")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    def enc(text: str | None) -> bytes | None:
+        return text.encode() if text is not None else None
+
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc.prctl(option, value, 0, 0, 0), "prctl")
+
+
+def protections(level: str, seccomp_on: bool) -> dict[str, bool]:
+    """Which protections a level gives, by name (see PROTECTIONS)."""
+    on = {name: level in levels for name, (levels, _) in PROTECTIONS.items()}
+    on["seccomp"] = on["seccomp"] and seccomp_on
+    return on
+
+
+# The zygote's view of the filesystem -----------------------------------------------------------------
+
+
+def runtime_paths() -> list[str]:
+    """What a submission may read: the system's libraries, this Python and its installed packages."""
+    import site
+    import sysconfig
+
+    paths = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime",
+             sys.base_prefix, sys.prefix, sysconfig.get_paths()["stdlib"], *site.getsitepackages()]
+    return sorted({os.path.realpath(p) for p in paths if os.path.exists(p)} | {
+        p for p in paths if os.path.islink(p)})
+
+
+def enter_namespaces(level: str) -> None:
+    """Move the calling process (the zygote, before it forks any submission) into its own user (for
+    "userns"), mount, network, IPC, UTS and PID namespaces. The caller's next child is process 1 of the
+    new PID namespace; each submission later gets a PID namespace inside that one."""
+    uid, gid = os.getuid(), os.getgid()
+    if level == "userns":
+        unshare(CLONE_NEWUSER)
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)
+
+
+def build_root(hide: list[str]) -> None:
+    """Replace the root with one that contains only read-only copies of `runtime_paths()`, with `hide`
+    masked wherever it lies inside them (a course, or the graders' package, next to the runtime)."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = "/tmp"  # any directory will do as the mount point: this mount exists only in our namespace
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
+    for path in runtime_paths():
+        target = root + path
+        if os.path.islink(path) and not os.path.exists(target):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.symlink(os.readlink(path), target)
+            continue
+        if os.path.lexists(target):
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.isdir(path):
+            os.makedirs(target, exist_ok=True)
+        else:
+            Path(target).touch()
+        mount(path, target, None, MS_BIND | MS_REC)
+        _remount_readonly(target)
+    for path in hide:  # e.g. a course or the graders' package that happens to lie inside a runtime path
+        path = os.path.realpath(path)
+        if os.path.isdir(root + path) and any(path.startswith(p.rstrip("/") + "/") for p in runtime_paths()):
+            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0555")
+    for name in ("null", "zero", "full", "random", "urandom"):
+        os.makedirs(root + "/dev", exist_ok=True)
+        Path(root + "/dev/" + name).touch()
+        mount("/dev/" + name, root + "/dev/" + name, None, MS_BIND)
+    for folder in ("/proc", "/tmp", "/.old"):
+        os.makedirs(root + folder, exist_ok=True)
+    _check(_libc.syscall(155 if platform.machine() == "x86_64" else 41, root.encode(), (root + "/.old").encode()),
+           "pivot_root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
+    os.rmdir("/.old")
+    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _remount_readonly(target: str) -> None:
+    # In a user namespace the flags the parent mount has (nosuid, nodev, ...) are locked and must be kept.
+    st = os.statvfs(target)
+    keep = 0
+    for st_flag, ms_flag in ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC)):
+        if st.f_flag & st_flag:
+            keep |= ms_flag
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | keep)
+
+
+# One submission ----------------------------------------------------------------------------------------
+
+
+def fork_in_new_pid_namespace(own_pid_ns: int) -> int:
+    """fork() whose child is process 1 of a new PID namespace: when it dies, all it started dies too."""
+    unshare(CLONE_NEWPID)
+    pid = -1
+    try:
+        pid = os.fork()
+        return pid
+    finally:
+        if pid != 0:  # only the first child goes to the new namespace: the next one gets its own
+            setns(own_pid_ns, CLONE_NEWPID)
+
+
+def enter_submission_view(scratch_mb: int, owner: int | None) -> None:
+    """In the child: its own mount namespace, a /proc showing only its processes, a private /tmp."""
+    unshare(CLONE_NEWNS | CLONE_NEWIPC)
+    try:
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        if owner is not None:
+            raise
+        # In a user namespace the kernel refuses a new proc when no full one is visible: /proc stays empty.
+    owner_opts = f",uid={owner},gid={owner}" if owner is not None else ""
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={scratch_mb}m,nr_inodes=4096,mode=0700{owner_opts}")
+    os.chdir("/tmp")
+
+
+def drop_privileges(uid: int = NOBODY, gid: int = NOBODY) -> None:
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+
+
+def die_with_parent() -> None:
+    # Set after any uid change: the kernel clears it when credentials change.
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_DUMPABLE, 0)  # other processes of the same uid cannot trace it or read its memory

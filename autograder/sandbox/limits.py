@@ -1,0 +1,39 @@
+"""What one submission may use, as plain data, and how a sandboxed process applies it to itself."""
+
+import resource
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    cell_seconds: float = 60.0  # wall time for one cell, hidden grading of a test cell included
+    total_seconds: float = 300.0  # wall time for the whole submission
+    cpu_seconds: int = 120  # CPU time of the submission's process (RLIMIT_CPU)
+    memory_mb: int = 1024  # address space of the submission's process (RLIMIT_AS)
+    processes: int = 16  # processes and threads of the sandbox user (RLIMIT_NPROC)
+    output_chars: int = 200_000  # printed text kept per submission; the rest is dropped, said so
+    file_mb: int = 32  # largest file it may write (RLIMIT_FSIZE), and the size of its scratch folder
+    open_files: int = 64  # file descriptors (RLIMIT_NOFILE)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Limits":
+        return cls(**data)
+
+
+def apply_rlimits(limits: Limits, *, processes: bool) -> None:
+    """Set soft and hard limits in the calling process; nothing it runs can raise a hard limit again."""
+
+    def set_limit(kind: int, value: int, hard: int | None = None) -> None:
+        resource.setrlimit(kind, (value, value if hard is None else hard))
+
+    set_limit(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)  # SIGXCPU, then SIGKILL
+    set_limit(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)
+    set_limit(resource.RLIMIT_FSIZE, limits.file_mb * 1024 * 1024)
+    set_limit(resource.RLIMIT_NOFILE, limits.open_files)
+    set_limit(resource.RLIMIT_CORE, 0)
+    if processes:  # only meaningful for an unprivileged uid: root ignores RLIMIT_NPROC
+        set_limit(resource.RLIMIT_NPROC, limits.processes)

@@ -1,0 +1,217 @@
+"""The student side: runs inside the sandboxed process, executes cells and answers calls.
+
+It owns a namespace like a kernel's, runs each cell it is sent (printing captured, the value of a last
+expression shown, an exception turned into an error output) and calls the namespace's functions for the
+trusted grader, sending back plain data only (see `wire`). Nothing here is trusted by the grader: the
+submission can patch this module too, and can only spoil its own answers by doing so.
+"""
+
+import ast
+import builtins
+import importlib.abc
+import importlib.util
+import signal
+import socket
+import sys
+import traceback
+from typing import Any
+
+from autograder.activations import ACTIVATIONS
+from autograder.sandbox import wire
+from autograder.student import describe_exception
+
+MAX_TRACEBACK_LINES = 60
+MAX_REPR = 10_000
+
+
+class _Interrupted(BaseException):
+    """Raised into student code when the grader says time is up (SIGINT)."""
+
+
+class _Output:
+    """A stand-in for sys.stdout / sys.stderr that keeps text up to a shared budget."""
+
+    def __init__(self, runtime: "Runtime", name: str) -> None:
+        self._runtime, self.name = runtime, name
+
+    def write(self, text: Any) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._runtime.capture(self.name, text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+
+class _Discard(_Output):
+    def write(self, text: Any) -> int:
+        return len(text) if isinstance(text, str) else 0
+
+
+class _NoIPython:
+    """`get_ipython()` outside a kernel: magics and shell escapes do nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+class _InstructorModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the instructor's modules (e.g. `selfcheck`) from source sent by the grader: a file of the
+    same name in the submission, or anywhere on disk, is never consulted for these names."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name in self.sources:
+            return importlib.util.spec_from_loader(name, self, origin=f"{name}.py")
+        return None
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        exec(compile(self.sources[module.__name__], f"{module.__name__}.py", "exec"), module.__dict__)
+
+
+class Runtime:
+    def __init__(self, sock: socket.socket, output_chars: int) -> None:
+        self.sock = sock
+        self.budget = output_chars
+        self.chunks: list[list[str]] = []
+        self.limits: set[str] = set()
+        self.interruptible = False
+        self.count = 0
+        self.namespace: dict[str, Any] = {
+            "__name__": "__main__", "__builtins__": builtins, "get_ipython": _NoIPython,
+            "display": lambda *objs, **kw: [print(repr(o)) for o in objs] and None,
+        }
+
+    # output ---------------------------------------------------------------------------------------
+    def capture(self, name: str, text: str) -> None:
+        if self.budget <= 0:
+            self.limits.add("output")
+            return
+        if len(text) > self.budget:
+            text = text[:self.budget] + "\n[output limit reached: the rest of the printed text was dropped]\n"
+            self.limits.add("output")
+        self.budget -= len(text)
+        if self.chunks and self.chunks[-1][0] == name:
+            self.chunks[-1][1] += text
+        else:
+            self.chunks.append([name, text])
+
+    # signals --------------------------------------------------------------------------------------
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self.interruptible:
+            raise _Interrupted()
+
+    # requests -------------------------------------------------------------------------------------
+    def serve(self) -> None:
+        signal.signal(signal.SIGINT, self._on_sigint)
+        while True:
+            try:
+                header, buffers = wire.recv(self.sock)
+            except EOFError:
+                return
+            op = header.get("op")
+            if op == "modules":
+                sys.meta_path.insert(0, _InstructorModules(header["sources"]))
+                wire.send(self.sock, {"ok": True})
+            elif op == "cell":
+                wire.send(self.sock, self.run_cell(header["source"], header.get("display", True)))
+            elif op == "call":
+                reply, out = self.call(header["name"], header["args"], header["kwargs"], buffers)
+                wire.send(self.sock, reply, out)
+            elif op == "exit":
+                return
+
+    def run_cell(self, source: str, display: bool) -> dict[str, Any]:
+        self.chunks = []
+        self.count += 1
+        name = f"<cell {self.count}>"
+        error, result = None, None
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Output(self, "stdout"), _Output(self, "stderr")
+        try:
+            self.interruptible = True
+            try:
+                tree = ast.parse(source, name)
+                last = None
+                if display and tree.body and isinstance(tree.body[-1], ast.Expr) \
+                        and not source.rstrip().endswith(";"):
+                    last = ast.Expression(tree.body.pop().value)
+                exec(compile(tree, name, "exec"), self.namespace)
+                if last is not None:
+                    value = eval(compile(last, name, "eval"), self.namespace)
+                    if value is not None:
+                        result = repr(value)[:MAX_REPR]
+            finally:
+                self.interruptible = False
+        except _Interrupted:
+            error = {"ename": "TimeoutError", "evalue": "the cell ran out of time and was interrupted",
+                     "traceback": []}
+            self.limits.add("time")
+        except BaseException as exc:  # noqa: B036 - a cell's SystemExit or KeyboardInterrupt is its error
+            if isinstance(exc, MemoryError):
+                self.limits.add("memory")
+            if isinstance(exc, BlockingIOError):
+                self.limits.add("processes")
+            error = _error_output(exc)
+        finally:
+            sys.stdout, sys.stderr = saved
+        return {"outputs": self.chunks, "result": result, "error": error, "limits": sorted(self.limits)}
+
+    def call(self, name: str, args_tree: Any, kwargs_tree: Any, buffers: list[bytes]) -> tuple[dict, list[bytes]]:
+        args = wire.decode(args_tree, buffers, ACTIVATIONS.__getitem__)
+        kwargs = wire.decode(kwargs_tree, buffers, ACTIVATIONS.__getitem__)
+        function = self.namespace.get(name)
+        if not callable(function):
+            return {"error": f"`{name}` is not defined: run the cell that defines it"}, []
+        before = [wire.encode(a) for a in args], {k: wire.encode(v) for k, v in kwargs.items()}
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = _Discard(self, "discard")
+        try:
+            self.interruptible = True
+            try:
+                value = function(*args, **kwargs)
+            finally:
+                self.interruptible = False
+        except _Interrupted:
+            self.limits.add("time")
+            return {"error": f"{name} did not return in time and was stopped", "timeout": True}, []
+        except BaseException as exc:  # noqa: B036 - whatever it raised is the answer's problem
+            if isinstance(exc, MemoryError):
+                self.limits.add("memory")
+            return {"error": describe_exception(name, exc)}, []
+        finally:
+            sys.stdout, sys.stderr = saved
+        # Send back what the call did to its arguments, so the grader sees in-place changes as in-process.
+        changed_args = [[i, a] for i, a in enumerate(args) if wire.encode(a) != before[0][i]]
+        changed_kwargs = [[k, v] for k, v in kwargs.items() if wire.encode(v) != before[1][k]]
+        tree, out = wire.encode([value, changed_args, changed_kwargs])
+        return {"value": tree}, out
+
+
+def _error_output(exc: BaseException) -> dict[str, Any]:
+    try:
+        lines = traceback.format_exception(exc)
+        evalue = str(exc)
+    except Exception:  # an exception whose str() raises: report its type only
+        lines, evalue = [], ""
+    # Drop the runtime's own frames: the student sees their cell's lines, as in a kernel.
+    lines = [line for line in lines if "autograder/sandbox" not in line]
+    if len(lines) > MAX_TRACEBACK_LINES:
+        lines = lines[:10] + ["...\n"] + lines[-(MAX_TRACEBACK_LINES - 11):]
+    return {"ename": type(exc).__name__, "evalue": evalue[:2000], "traceback": [line[:2000] for line in lines]}

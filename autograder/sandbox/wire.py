@@ -1,0 +1,204 @@
+"""The wire format between the trusted grader and a sandboxed submission: plain data, never pickle.
+
+A message is one frame: an 8-byte length, then a 4-byte header length, a JSON header, and the raw bytes
+of any NumPy arrays the header refers to. Values are JSON with a few tagged objects:
+
+    {"__nd__": i, "dtype": "<f8", "shape": [3, 1]}   an array whose bytes are buffer i
+    {"__np__": i, "dtype": "<i8"}                    a NumPy scalar (a 0-d array read back as a scalar)
+    {"__tuple__": [...]}   {"__dict__": [[key, value], ...]}   {"__fn__": "tanh"}   {"__float__": "nan"}
+    {"__opaque__": "MyArray", "text": "..."}         something that is not plain data, described only
+
+Decoding trusts nothing: dtypes come from a short allow-list (numbers, bools, fixed-width text), sizes are
+checked against the bytes received, nesting is bounded, and an unknown tag is an error. So whatever a
+submission sends, the trusted side gets plain lists, tuples, dicts, numbers, strings and base-class
+ndarrays, or a `WireError`.
+"""
+
+import json
+import math
+import re
+import socket
+import struct
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+MAX_FRAME = 64 * 1024 * 1024  # an answer bigger than this is not an answer to these exercises
+MAX_DEPTH = 40
+_DTYPE = re.compile(r"^[<>|=]?([biufc]\d{1,2}|b1|\?|U\d{1,6}|S\d{1,6})$")
+_PREFIX = struct.Struct("<QI")
+
+
+class WireError(Exception):
+    """A frame or value that does not follow the format (truncated, oversized, or not plain data)."""
+
+
+class Opaque:
+    """Stands for a value the other side could not send as plain data; only its description crossed."""
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name, self.text = type_name[:80], text[:200]
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} (not plain data): {self.text}>"
+
+
+def encode(value: Any, functions: Mapping[int, str] | None = None) -> tuple[dict | list | Any, list[bytes]]:
+    """(JSON-able tree, buffers). `functions` maps id(function) to the name it crosses as."""
+    buffers: list[bytes] = []
+
+    def walk(v: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            return {"__opaque__": "nesting", "text": "nested too deeply"}
+        if v is None or isinstance(v, bool | str):
+            return v
+        if isinstance(v, int):  # exact ints only (bool handled above)
+            return int(v)
+        if isinstance(v, float):
+            return float(v) if math.isfinite(v) else {"__float__": repr(float(v))}
+        if isinstance(v, np.ndarray | np.generic):
+            return _encode_numpy(v, buffers)
+        if isinstance(v, tuple):
+            return {"__tuple__": [walk(x, depth + 1) for x in v]}
+        if isinstance(v, list):
+            return [walk(x, depth + 1) for x in v]
+        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+            return {"__dict__": [[k, walk(x, depth + 1)] for k, x in v.items()]}
+        if functions is not None and callable(v) and id(v) in functions:
+            return {"__fn__": functions[id(v)]}
+        return {"__opaque__": type(v).__name__, "text": _describe(v)}
+
+    return walk(value, 0), buffers
+
+
+def _encode_numpy(v: Any, buffers: list[bytes]) -> Any:
+    # np.asarray on a subclass instance gives a base-class view: only the numbers cross, not the class.
+    array = np.asarray(v).view(np.ndarray) if isinstance(v, np.ndarray) else np.asarray(v)
+    dtype = array.dtype
+    if not _DTYPE.match(dtype.str):
+        return {"__opaque__": f"ndarray[{dtype}]", "text": f"an array of dtype {dtype}, shape {array.shape}"}
+    buffers.append(np.ascontiguousarray(array).tobytes())
+    if isinstance(v, np.generic):
+        return {"__np__": len(buffers) - 1, "dtype": dtype.str}
+    return {"__nd__": len(buffers) - 1, "dtype": dtype.str, "shape": list(array.shape)}
+
+
+def _describe(v: Any) -> str:
+    try:
+        return repr(v)[:200]
+    except Exception:  # a repr that raises is the submission's problem, not ours
+        return "(no description)"
+
+
+def decode(tree: Any, buffers: list[bytes], functions: Callable[[str], Any] | None = None) -> Any:
+    """Rebuild a value from `encode`'s output; raise WireError on anything unexpected."""
+
+    def walk(v: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise WireError("nested too deeply")
+        if v is None or isinstance(v, bool | int | float | str):
+            return v
+        if isinstance(v, list):
+            return [walk(x, depth + 1) for x in v]
+        if not isinstance(v, dict) or len(v) == 0:
+            raise WireError(f"unexpected {type(v).__name__}")
+        if "__nd__" in v or "__np__" in v:
+            return _decode_numpy(v, buffers)
+        if "__tuple__" in v:
+            return tuple(walk(x, depth + 1) for x in _list(v["__tuple__"]))
+        if "__dict__" in v:
+            items = _list(v["__dict__"])
+            if not all(isinstance(i, list) and len(i) == 2 and isinstance(i[0], str) for i in items):
+                raise WireError("malformed dict")
+            return {k: walk(x, depth + 1) for k, x in items}
+        if "__float__" in v:
+            if v["__float__"] not in ("nan", "inf", "-inf"):
+                raise WireError("malformed float")
+            return float(v["__float__"])
+        if "__fn__" in v:
+            if functions is None or not isinstance(v["__fn__"], str):
+                raise WireError("functions cannot cross in this direction")
+            return functions(v["__fn__"])
+        if "__opaque__" in v:
+            return Opaque(str(v["__opaque__"]), str(v.get("text", "")))
+        raise WireError("unknown tag")
+
+    return walk(tree, 0)
+
+
+def _list(v: Any) -> list:
+    if not isinstance(v, list):
+        raise WireError("malformed container")
+    return v
+
+
+def _decode_numpy(v: dict, buffers: list[bytes]) -> Any:
+    index = v.get("__nd__", v.get("__np__"))
+    dtype_text = v.get("dtype")
+    if not isinstance(index, int) or not 0 <= index < len(buffers) or not isinstance(dtype_text, str):
+        raise WireError("malformed array")
+    if not _DTYPE.match(dtype_text):
+        raise WireError(f"dtype {dtype_text!r} is not allowed")
+    dtype = np.dtype(dtype_text)
+    if "__np__" in v:
+        shape: tuple[int, ...] = ()
+    else:
+        raw_shape = v.get("shape")
+        if not isinstance(raw_shape, list) or len(raw_shape) > 32 or not all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n for n in raw_shape):
+            raise WireError("malformed shape")
+        shape = tuple(raw_shape)
+    data = buffers[index]
+    if len(data) != math.prod(shape) * dtype.itemsize:
+        raise WireError("array size does not match its bytes")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()  # writeable, owns its memory
+    return array[()] if "__np__" in v else array
+
+
+# Frames ---------------------------------------------------------------------------------------------
+
+
+def pack(header: dict, buffers: list[bytes] = ()) -> bytes:
+    header = {**header, "buffers": [len(b) for b in buffers]}
+    head = json.dumps(header, separators=(",", ":")).encode()
+    body_len = 4 + len(head) + sum(len(b) for b in buffers)
+    return b"".join([_PREFIX.pack(body_len, len(head)), head, *buffers])
+
+
+def send(sock: socket.socket, header: dict, buffers: list[bytes] = ()) -> None:
+    sock.sendall(pack(header, buffers))
+
+
+def recv(sock: socket.socket, max_frame: int = MAX_FRAME) -> tuple[dict, list[bytes]]:
+    """One frame; EOFError when the peer is gone, WireError when the frame is malformed or too big."""
+    prefix = _recv_exact(sock, _PREFIX.size)
+    body_len, head_len = _PREFIX.unpack(prefix)
+    if body_len > max_frame or head_len + 4 > body_len:
+        raise WireError(f"a message of {body_len} bytes is over the limit of {max_frame}")
+    body = _recv_exact(sock, body_len - 4)
+    try:
+        header = json.loads(body[:head_len])
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"unreadable header: {str(exc)[:80]}") from None
+    sizes = header.get("buffers") if isinstance(header, dict) else None
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
+        raise WireError("malformed header")
+    if head_len + sum(sizes) != len(body):
+        raise WireError("buffer sizes do not add up")
+    buffers, offset = [], head_len
+    for n in sizes:
+        buffers.append(body[offset:offset + n])
+        offset += n
+    return header, buffers
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the connection")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)

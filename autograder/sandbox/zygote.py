@@ -1,0 +1,196 @@
+"""The fork server: a small process that imports NumPy and the student-side runtime, nothing else, then
+forks one sandboxed child per submission.
+
+Started as a fresh interpreter (`python -I -m autograder.sandbox.zygote CONFIG`) by the trusted side, so
+no grader, reference answer or solution was ever in its memory, and so in no child's. It then moves into
+its own namespaces and a read-only root that shows only the Python runtime (see `isolation`), and from
+then on cannot read the course either. Forking an already-initialised interpreter is what makes a
+submission cost milliseconds instead of the ~100 ms of starting Python and importing NumPy.
+
+Control protocol (SOCK_SEQPACKET, one JSON object per message, file descriptors alongside):
+    -> {"op": "spawn", "limits": {...}} + [the child's end of its socket]   <- {"pid": n} + [pidfd]
+    -> {"op": "reap", "pid": n}          <- {"status": wait status, "cpu": seconds, "maxrss_kb": n}
+The zygote says hello first: {"level": "full" | "userns" | "bare", "seccomp": bool, "notes": [...]}.
+Closing the control socket ends the zygote, and with it every child still running.
+"""
+
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+
+# Before NumPy loads: one BLAS thread, so forking is safe and cheap and a child starts no thread pool.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+# Loaded once here and shared by every child. Also modules students commonly import: after the zygote's
+# root changes they would still import (the runtime stays readable), but every child would pay for it.
+import collections  # noqa: E402,F401,I001
+import copy  # noqa: E402,F401
+import functools  # noqa: E402,F401
+import itertools  # noqa: E402,F401
+import math  # noqa: E402,F401
+import random  # noqa: E402,F401
+import statistics  # noqa: E402,F401
+
+import numpy  # noqa: E402,F401
+import numpy.linalg  # noqa: E402,F401
+import numpy.random  # noqa: E402,F401
+
+import autograder.activations  # noqa: E402,F401
+from autograder.sandbox import isolation, limits, runtime, seccomp  # noqa: E402
+
+
+def choose_level(requested: str) -> str:
+    if requested != "auto":
+        return requested
+    if sys.platform != "linux":
+        return "bare"
+    return "full" if os.geteuid() == 0 else "userns"
+
+
+def main() -> int:
+    config = json.loads(sys.argv[1])
+    control = socket.socket(fileno=config["fd"])
+    level = choose_level(config.get("level", "auto"))
+    notes: list[str] = []
+    pid_ns = -1
+    if level != "bare":
+        try:
+            isolation.enter_namespaces(level)
+        except OSError as exc:
+            return _refuse(control, level, exc)
+        pid = os.fork()  # the zygote proper is process 1 of its own PID namespace
+        if pid:
+            control.close()
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status)
+        try:
+            pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before the old root (and /proc) goes
+            isolation.build_root(config.get("hide", []))
+        except OSError as exc:
+            return _refuse(control, level, exc)
+    scratch_base = tempfile.mkdtemp(prefix="autograder-scratch-") if level == "bare" else None
+    control.send(json.dumps({"level": level, "seccomp": seccomp.supported(), "notes": notes}).encode())
+    try:
+        serve(control, level, pid_ns, scratch_base)
+    finally:
+        if scratch_base:
+            shutil.rmtree(scratch_base, ignore_errors=True)
+    return 0
+
+
+def _refuse(control: socket.socket, level: str, exc: OSError) -> int:
+    # Half-made namespaces cannot be undone: say why, and the grader starts a bare zygote instead.
+    control.send(json.dumps({"error": f"{level} isolation unavailable: {exc}"}).encode())
+    return 3
+
+
+def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None) -> None:
+    reaped: dict[int, tuple[int, float, int]] = {}
+    scratch: dict[int, str] = {}
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except (ConnectionError, OSError):
+            return
+        if not data:
+            return
+        request = json.loads(data)
+        if request["op"] == "spawn":
+            folder = tempfile.mkdtemp(dir=scratch_base) if scratch_base else None
+            pid = spawn(fds[0], limits.Limits.from_dict(request["limits"]), level, pid_ns, folder, control)
+            os.close(fds[0])
+            if folder:
+                scratch[pid] = folder
+            try:
+                pidfd = [os.pidfd_open(pid)]
+            except (AttributeError, OSError):
+                pidfd = []
+            socket.send_fds(control, [json.dumps({"pid": pid}).encode()], pidfd)
+            for fd in pidfd:
+                os.close(fd)
+        elif request["op"] == "reap":
+            pid = request["pid"]
+            if level == "bare":
+                _kill_session(pid)
+            if pid not in reaped:
+                _, status, usage = os.wait4(pid, 0)
+                reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+            status, cpu, maxrss = reaped.pop(pid)
+            if pid in scratch:
+                shutil.rmtree(scratch.pop(pid), ignore_errors=True)
+            control.send(json.dumps({"status": status, "cpu": cpu, "maxrss_kb": maxrss}).encode())
+        _reap_strays(reaped)
+
+
+def _kill_session(pid: int) -> None:
+    # Without a PID namespace, what the child started is found through the session it leads. The child
+    # is not reaped yet, so its pid (and so this group id) cannot have been reused.
+    try:
+        os.killpg(pid, 9)
+    except OSError:
+        pass
+
+
+def _reap_strays(reaped: dict[int, tuple[int, float, int]]) -> None:
+    # Orphans re-parented to us (process 1) must not pile up as zombies; keep statuses for later reaps.
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+        if len(reaped) > 10_000:  # never asked for: they were strays
+            reaped.pop(next(iter(reaped)))
+
+
+def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | None,
+          control: socket.socket) -> int:
+    if level == "bare":
+        pid = os.fork()
+    else:
+        pid = isolation.fork_in_new_pid_namespace(pid_ns)
+    if pid:
+        return pid
+    # The child. Anything failing here must not return into the zygote's loop.
+    try:
+        control.close()
+        os.setsid()
+        sock = socket.socket(fileno=os.dup(fd))
+        if level == "bare":
+            os.chdir(folder)
+            os.environ["HOME"] = os.environ["TMPDIR"] = folder
+        else:
+            owner = isolation.NOBODY if level == "full" else None
+            isolation.enter_submission_view(lim.file_mb, owner)
+            os.environ["HOME"] = os.environ["TMPDIR"] = "/tmp"
+        _only_fds(sock.fileno())
+        limits.apply_rlimits(lim, processes=level == "full" or os.geteuid() != 0)
+        if level == "full":
+            isolation.drop_privileges()
+        isolation.die_with_parent()
+        if seccomp.supported():
+            seccomp.install()
+        sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]
+        sys.dont_write_bytecode = True
+        runtime.Runtime(sock, lim.output_chars).serve()
+    except BaseException:  # noqa: B036 - the child must never fall back into the zygote's loop
+        os._exit(70)
+    os._exit(0)
+
+
+def _only_fds(keep: int) -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for target in (0, 1, 2):
+        os.dup2(null, target)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 16)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
