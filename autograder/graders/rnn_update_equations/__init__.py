@@ -1,0 +1,1 @@
+"""Hidden graders for `rnn_update_equations`."""

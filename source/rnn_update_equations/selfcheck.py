@@ -1,0 +1,168 @@
+"""Self-checks for the `rnn_update_equations` notebook.
+
+Each check runs your function on the notebook's small worked examples, prints a line when it looks right
+and raises an AssertionError that says what is wrong when it does not. Passing here is a good sign, not a
+grade: the graders try other shapes, values and activation functions.
+"""
+
+import contextlib
+import sys
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "check_rnn_step", "check_rnn_output", "check_stack_params", "check_stack_inputs", "check_rnn_step_stacked",
+    "check_rnn_forward", "check_stacked_rnn_forward", "check_sequence_loss", "check_count_parameters",
+]
+
+# The one-step example: n_x = 2 inputs, n_h = 3 hidden units, one example.
+X_T = np.array([[1], [2]])
+H_PREV = np.array([[1], [0], [-1]])
+W_XH = np.array([[1, 0], [0, 1], [1, 1]])
+W_HH = np.eye(3, dtype=int)
+B_H = np.array([[0], [-1], [1]])
+Z = np.array([[2], [1], [3]])  # W_xh x_t + W_hh h_prev + b_h
+W_HY = np.array([[1, 1, 1]])
+B_Y = np.array([[0.5]])
+
+
+def identity(z):
+    return z
+
+
+def _call(function, *args, **kwargs):
+    # Overflow warnings are not mistakes, and a debug print to stderr must not fail the cell.
+    with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
+        warnings.simplefilter("ignore")
+        try:
+            return function(*args, **kwargs)
+        except NotImplementedError:
+            raise AssertionError(f"{function.__name__} is not implemented yet: fill in its code region") from None
+
+
+def _expect(name, got, expected, advice=""):
+    if got is None:
+        raise AssertionError(f"{name} returned None: did you forget `return`?")
+    got_array = np.asarray(got)
+    if got_array.shape != np.shape(expected):
+        raise AssertionError(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
+    if not np.allclose(got_array, expected):
+        raise AssertionError(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
+
+
+def _passed(name):
+    print(f"\u2714 {name} passes the self-check. The graders will try more shapes and values.")
+
+
+def check_rnn_step(rnn_step):
+    got = _call(rnn_step, X_T, H_PREV, W_XH, W_HH, B_H, phi=identity)
+    _expect("rnn_step(x_t, h_prev, W_xh, W_hh, b_h, phi=identity)", got, Z,
+            "With phi(z) = z you should get W_xh @ x_t + W_hh @ h_prev + b_h.")
+    got = _call(rnn_step, X_T, H_PREV, W_XH, W_HH, B_H)
+    _expect("rnn_step(x_t, h_prev, W_xh, W_hh, b_h) with the default phi", got, np.tanh(Z),
+            "The bias goes inside phi, and the default phi is np.tanh.")
+    got = _call(rnn_step, np.hstack((X_T, 2 * X_T)), np.hstack((H_PREV, 0 * H_PREV)), W_XH, W_HH, B_H,
+                phi=identity)
+    _expect("rnn_step on a minibatch of 2 examples, phi=identity", got, np.array([[2, 2], [1, 3], [3, 7]]),
+            "Each column is one example; b_h (n_h, 1) is added to every column.")
+    _passed("rnn_step")
+
+
+def check_rnn_output(rnn_output):
+    _expect("rnn_output(h_t, W_hy, b_y)", _call(rnn_output, Z, W_HY, B_Y), np.array([[6.5]]),
+            "y_t = W_hy @ h_t + b_y, with no activation.")
+    got = _call(rnn_output, np.hstack((Z, -Z)), np.vstack((W_HY, [[1, 0, 0]])), np.array([[0.5], [1.0]]))
+    _expect("rnn_output with n_y = 2 outputs and 2 examples", got, np.array([[6.5, -5.5], [3.0, -1.0]]))
+    _passed("rnn_output")
+
+
+def check_stack_params(stack_params):
+    expected = np.array([[1, 0, 1, 0, 0], [0, 1, 0, 1, 0], [1, 1, 0, 0, 1]])
+    _expect("stack_params(W_xh 3x2, W_hh 3x3)", _call(stack_params, W_XH, W_HH), expected,
+            "Put W_xh and W_hh side by side, the columns of W_xh first.")
+    _passed("stack_params")
+
+
+def check_stack_inputs(stack_inputs):
+    _expect("stack_inputs(x_t 2x1, h_prev 3x1)", _call(stack_inputs, X_T, H_PREV),
+            np.array([[1], [2], [1], [0], [-1]]), "Stack x_t on top of h_prev: this lecture puts x first.")
+    x, h = np.arange(4).reshape(2, 2), 10 + np.arange(6).reshape(3, 2)
+    _expect("stack_inputs(x_t 2x2, h_prev 3x2)", _call(stack_inputs, x, h),
+            np.array([[0, 1], [2, 3], [10, 11], [12, 13], [14, 15]]),
+            "With m examples, one per column, the result has m columns.")
+    _passed("stack_inputs")
+
+
+def check_rnn_step_stacked(rnn_step_stacked):
+    W = np.array([[1, 0, 1, 0, 0], [0, 1, 0, 1, 0], [1, 1, 0, 0, 1]])
+    I = np.array([[1], [2], [1], [0], [-1]])  # noqa: E741
+    _expect("rnn_step_stacked(I, W, b_h, phi=identity)", _call(rnn_step_stacked, I, W, B_H, phi=identity), Z,
+            "phi(W @ I + b_h): one matrix product, then the bias, then phi.")
+    _expect("rnn_step_stacked(I, W, b_h) with the default phi", _call(rnn_step_stacked, I, W, B_H), np.tanh(Z),
+            "The default phi is np.tanh.")
+    _passed("rnn_step_stacked")
+
+
+# The running-sum RNN: one input, one hidden unit, every weight 1, no bias, phi(z) = z. Its hidden state
+# is the sum of the inputs so far. Two examples: inputs 1, 2, 3 from h0 = 0, and 1, 1, 1 from h0 = 100.
+XS = np.array([[[1, 1]], [[2, 1]], [[3, 1]]])  # (T=3, n_x=1, m=2)
+H0 = np.array([[0, 100]])
+ONE = np.ones((1, 1), dtype=int)
+NO_BIAS = np.zeros((1, 1), dtype=int)
+
+
+def check_rnn_forward(rnn_forward):
+    result = _call(rnn_forward, XS, H0, ONE, ONE, NO_BIAS, 2 * ONE, ONE, phi=identity)
+    if not isinstance(result, tuple | list) or len(result) != 2:
+        raise AssertionError(f"rnn_forward must return the tuple (hs, ys); got {type(result).__name__}")
+    hs, ys = result
+    _expect("hs of the running-sum RNN", hs, np.array([[[1, 101]], [[3, 102]], [[6, 103]]]),
+            "hs[t] is the state after reading xs[t], and each step reads the state the previous step made.")
+    _expect("ys of the running-sum RNN (W_hy = 2, b_y = 1)", ys, np.array([[[3, 203]], [[7, 205]], [[13, 207]]]),
+            "ys[t] = W_hy @ hs[t] + b_y.")
+    _passed("rnn_forward")
+
+
+def check_stacked_rnn_forward(stacked_rnn_forward):
+    layer = {"W_xh": ONE, "W_hh": ONE, "b_h": NO_BIAS}
+    result = _call(stacked_rnn_forward, XS[:, :, :1], [dict(layer), dict(layer)], phi=identity)
+    if not isinstance(result, list | tuple) or len(result) != 2:
+        raise AssertionError("stacked_rnn_forward must return a list with one array per layer")
+    _expect("layer 1 of two running-sum layers", result[0], np.array([[[1]], [[3]], [[6]]]),
+            "Layer 1 reads xs and starts from zeros when h0s is None.")
+    _expect("layer 2 of two running-sum layers", result[1], np.array([[[1]], [[4]], [[10]]]),
+            "Layer 2 reads layer 1's current state, not xs: it sums the running sums.")
+    result = _call(stacked_rnn_forward, XS[:, :, :1], [dict(layer), dict(layer)],
+                   h0s=[np.zeros((1, 1)), np.full((1, 1), 100)], phi=identity)
+    _expect("layer 2 starting from h0 = 100", result[1], np.array([[[101]], [[104]], [[110]]]),
+            "Each layer starts from its own initial state h0s[l].")
+    rng = np.random.default_rng(7)
+    layers = [{"W_xh": rng.normal(size=(2, 1)), "W_hh": rng.normal(size=(2, 2)), "b_h": rng.normal(size=(2, 1))},
+              {"W_xh": rng.normal(size=(3, 2)), "W_hh": rng.normal(size=(3, 3)), "b_h": rng.normal(size=(3, 1))}]
+    result = _call(stacked_rnn_forward, XS.astype(float), layers)
+    shapes = [np.shape(hs) for hs in result]
+    if shapes != [(3, 2, 2), (3, 3, 2)]:
+        raise AssertionError(f"widths 2 and 3, T=3, m=2: expected shapes [(3, 2, 2), (3, 3, 2)], got {shapes}")
+    _passed("stacked_rnn_forward")
+
+
+# Two steps, two output units, two examples; the targets are all zero.
+Y_HAT = np.array([[[1, 0], [2, 1]], [[0, 1], [1, 3]]])
+Y = np.zeros((2, 2, 2))
+
+
+def check_sequence_loss(sequence_loss):
+    loss = _call(sequence_loss, Y_HAT, Y)
+    _expect("sequence_loss(y_hat, y)", loss, 8.5,
+            "Per example: square the errors, sum over output units and over time (5 + 1 = 6 and 1 + 10 = 11); "
+            "then take the mean over the 2 examples.")
+    _expect("sequence_loss(y_hat, y, many_to_many=False)", _call(sequence_loss, Y_HAT, Y, many_to_many=False),
+            5.5, "Only the last step counts (1 and 10), then the mean over the examples.")
+    _passed("sequence_loss")
+
+
+def check_count_parameters(count_parameters):
+    _expect("count_parameters(n_x=3, n_h=4, n_y=2)", _call(count_parameters, 3, 4, 2), 42,
+            "W_xh, W_hh, b_h, W_hy and b_y: count every entry.")
+    _passed("count_parameters")
