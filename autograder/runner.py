@@ -91,7 +91,7 @@ def _parametrizations(function: Any) -> list[list[tuple[str, dict[str, Any]]]]:
     """Each `parametrize` mark as a list of (id, {argname: value}), in pytest's order."""
     marks = [mark for mark in getattr(function, "pytestmark", []) if mark.name == "parametrize"]
     result = []
-    for mark in reversed(marks):  # pytest lists the mark nearest the function first
+    for mark in marks:  # nearest the function first, as pytest joins ids
         argnames, argvalues = mark.args[0], mark.args[1]
         names = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
         ids = mark.kwargs.get("ids")
@@ -104,6 +104,8 @@ def _parametrizations(function: Any) -> list[list[tuple[str, dict[str, Any]]]]:
                 value = (value,)
             if case_id is None and ids is not None:
                 case_id = ids(value[0]) if callable(ids) else ids[index]
+            if case_id is None and all(isinstance(v, str | int | float | bool) for v in value):
+                case_id = "-".join(str(v) for v in value)  # pytest shows plain values as they are
             options.append((case_id or f"{names[0]}{index}", dict(zip(names, value, strict=True))))
         result.append(options)
     return result
