@@ -1,0 +1,316 @@
+"""The class report, end to end: a scratch course graded by the real nbgrader, opened in headless Chromium.
+
+The numbers the browser shows are checked against the gradebook read with plain SQL (not through the
+report's own code), and misconception / limit / timing numbers against the result files.
+"""
+
+import html
+import json
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from matplotlib import image as mpimg
+from nbgrader.api import Gradebook
+
+from autograder.catalogue import Answer, correct_answers, write_submission, wrong_answers
+from autograder.course import nbgrader, new_course
+from autograder.notebook import load_namespace
+from autograder.report import write_report
+from autograder.results import CellResult, SubmissionResult
+from autograder.runner import run_exercise
+from autograder.student import NamespaceStudent
+
+ASSIGNMENT = "hidden_state_activation"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+]
+REGRADE = 3.5  # an instructor's manual score for cy's sigmoid, which the result file does not know
+
+
+def wrong(label: str) -> Answer:
+    return next(a for a in wrong_answers(ASSIGNMENT) if a.label == label)
+
+
+def correct(label: str) -> Answer:
+    return next(a for a in correct_answers(ASSIGNMENT) if a.label == label)
+
+
+# Who submitted what. ada, cy and dee get result files (as the engine would write); ben and eve are graded
+# by plain nbgrader only; fay's notebook was unreadable, so she has a result file but no gradebook entry;
+# zed is on the roster and never submitted.
+SUBMISSIONS: dict[str, list[Answer] | None] = {
+    "ada": [],
+    "ben": [correct("concat_weights/block"), correct("sigmoid/stable-where"), correct("hidden_state/inline")],
+    "cy": [wrong("concat_weights/axis-0"), wrong("sigmoid/sign-flipped")],
+    "dee": [wrong("concat_state_input/axis-1"), wrong("sigmoid/in-place")],
+    "eve": None,  # the blank release
+}
+WITH_RESULTS = {"ada": 1.2, "cy": 2.0, "dee": 10.5}  # student -> seconds
+TIME_LIMIT_MESSAGE = "hidden_state stopped after 10 s: the time limit"
+UNREADABLE_MESSAGE = "hidden_state_activation.ipynb: not a readable notebook (NotJSONError: truncated)"
+
+
+def engine_result(course: Path, student: str, seconds: float) -> SubmissionResult:
+    """What the engine would record: the real graders run on the student's submitted notebook."""
+    folder = course / "submitted" / student / ASSIGNMENT
+    namespace = load_namespace(folder / f"{ASSIGNMENT}.ipynb")
+    cells = []
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        notebook = gradebook.find_notebook(ASSIGNMENT, ASSIGNMENT)
+        for cell in notebook.grade_cells:
+            result = run_exercise(ASSIGNMENT, cell.name.removeprefix("test_"), NamespaceStudent(namespace))
+            cells.append(CellResult(cell.name, cell.max_score, result.score, exercise=result))
+    return SubmissionResult(student, ASSIGNMENT, seconds=seconds, cells=cells)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    course = new_course(tmp_path_factory.mktemp("report-course"), (ASSIGNMENT,))
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = course / "release" / ASSIGNMENT
+    for student, answers in SUBMISSIONS.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        write_submission(ASSIGNMENT, folder, answers or [], blank=answers is None, release=release)
+        shutil.copy(release / "selfcheck.py", folder)
+    nbgrader(course, "db", "student", "add", "zed")
+    nbgrader(course, "autograde", ASSIGNMENT)
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        grade = gradebook.find_grade("test_sigmoid", ASSIGNMENT, ASSIGNMENT, "cy")
+        grade.manual_score = REGRADE
+        gradebook.db.commit()
+
+    for student, seconds in WITH_RESULTS.items():
+        result = engine_result(course, student, seconds)
+        if student == "dee":
+            result.limits_hit, result.message = ["time"], TIME_LIMIT_MESSAGE
+        result.save(course / "autograded" / student / ASSIGNMENT)
+    fay = course / "autograded" / "fay" / ASSIGNMENT
+    fay.mkdir(parents=True)
+    SubmissionResult("fay", ASSIGNMENT, status="unreadable", message=UNREADABLE_MESSAGE, seconds=0.3).save(fay)
+    return course
+
+
+# ---- the truth, read without the report's code -------------------------------------------------------
+
+def gradebook_scores(course: Path) -> dict[str, dict[str, tuple[float, float]]]:
+    """student -> grade cell -> (score, max score), as nbgrader computes a grade's score."""
+    query = """
+        SELECT sa.student_id, bc.name, gc.max_score,
+               COALESCE(g.manual_score, g.auto_score, 0) + COALESCE(g.extra_credit, 0)
+        FROM grade g
+        JOIN submitted_notebook sn ON g.notebook_id = sn.id
+        JOIN submitted_assignment sa ON sn.assignment_id = sa.id
+        JOIN assignment a ON sa.assignment_id = a.id
+        JOIN base_cell bc ON g.cell_id = bc.id
+        JOIN grade_cells gc ON gc.id = bc.id
+        WHERE a.name = ?"""
+    scores: dict[str, dict[str, tuple[float, float]]] = {}
+    with sqlite3.connect(course / "gradebook.db") as db:
+        for student, cell, maximum, score in db.execute(query, (ASSIGNMENT,)):
+            scores.setdefault(student, {})[cell] = (score, maximum)
+    return scores
+
+
+def roster(course: Path) -> list[str]:
+    with sqlite3.connect(course / "gradebook.db") as db:
+        return sorted(row[0] for row in db.execute("SELECT id FROM student"))
+
+
+def pct(fraction: float) -> str:
+    return f"{100 * fraction:.0f}%"
+
+
+# ---- the browser -------------------------------------------------------------------------------------
+
+# Appended to a copy of the page: after `load`, write what the browser sees into the DOM for --dump-dom.
+CHECK_SCRIPT = """<script>
+window.addEventListener("load", () => {
+  const main = document.querySelector("main");
+  const height = document.body.scrollHeight;
+  // Read the numbers as a person would after expanding every "students" / "who" disclosure.
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const out = {
+    h1: document.querySelector("h1").innerText,
+    height: height,
+    mainMaxWidth: getComputedStyle(main).maxWidth,
+    images: [...document.images].map(i => ({chart: i.dataset.chart, complete: i.complete,
+      width: i.naturalWidth, height: i.naturalHeight, shown: i.getBoundingClientRect().width})),
+    resources: performance.getEntriesByType("resource").map(e => e.name),
+    metrics: [...document.querySelectorAll("[data-metric]")].map(e => {
+      const row = e.closest("[data-exercise],[data-hint],[data-student]");
+      return {metric: e.dataset.metric, text: e.innerText.trim(),
+              row: row ? (row.dataset.exercise || row.dataset.hint || row.dataset.student) : null};
+    }),
+  };
+  const pre = document.createElement("pre");
+  pre.id = "browser-check";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    assert CHROMIUM.is_file(), "Chromium is missing: `apt-get install -y chromium` (.ci/run installs it)"
+    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.iterdir()))}"
+    command = [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+
+
+def browser_view(page: Path, tmp_path: Path) -> dict:
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", CHECK_SCRIPT + "</body>"))
+    dom = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()).stdout
+    found = re.search(r'<pre id="browser-check">(.*?)</pre>', dom, re.S)
+    assert found, f"the page's load event never ran; DOM ends with: {dom[-500:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.fixture(scope="module")
+def report(course: Path) -> Path:
+    path, _ = write_report(course, ASSIGNMENT, course / "reports")
+    return path
+
+
+@pytest.fixture(scope="module")
+def seen(report: Path, tmp_path_factory) -> dict:
+    return browser_view(report, tmp_path_factory.mktemp("browser"))
+
+
+def metric(seen: dict, name: str, row: str | None = None) -> str:
+    values = [m["text"] for m in seen["metrics"] if m["metric"] == name and m["row"] == row]
+    assert len(values) == 1, f"{name} ({row}) is shown {len(values)} times"
+    return values[0]
+
+
+# ---- tests -------------------------------------------------------------------------------------------
+
+def test_page_renders_with_every_chart_loaded_and_nothing_fetched(seen):
+    assert seen["h1"] == f"Class report: {ASSIGNMENT}"
+    assert seen["mainMaxWidth"] == "980px"  # the inline CSS applied
+    assert seen["height"] > 1500
+    charts = {image["chart"]: image for image in seen["images"]}
+    assert set(charts) == {"scores", "pass_rates", "misconceptions", "seconds"}
+    for name, image in charts.items():
+        assert image["complete"] and image["width"] > 0 and image["height"] > 0, f"{name} did not load"
+        assert image["shown"] > 300, f"{name} is laid out {image['shown']} px wide"
+    assert seen["resources"] == []  # self-contained: the browser fetched nothing
+
+
+def test_the_file_references_nothing_outside_itself(report):
+    text = report.read_text()
+    assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)
+    assert "<link" not in text and "@import" not in text and "<script" not in text
+
+
+def test_headline_numbers_match_the_gradebook(course, seen):
+    scores = gradebook_scores(course)
+    totals = {student: sum(s for s, _ in cells.values()) for student, cells in scores.items()}
+    maximum = sum(m for _, m in next(iter(scores.values())).values())
+    assert set(totals) == set(SUBMISSIONS)  # fay (unreadable) and zed (absent) are not in it
+    assert metric(seen, "roster") == str(len(roster(course))) == "6"
+    assert metric(seen, "submissions") == str(len(totals)) == "5"
+    assert metric(seen, "not-submitted") == "1"
+    assert metric(seen, "mean-score") == f"{statistics.fmean(totals.values()):.1f}"
+    assert metric(seen, "median-score") == f"{statistics.median(totals.values()):.1f}"
+    assert metric(seen, "full-marks") == str(sum(t >= maximum for t in totals.values()))
+    for student, total in totals.items():
+        assert metric(seen, "total", student) == f"{total:.1f}"
+
+
+def test_exercise_pass_rates_and_means_match_the_gradebook(course, seen):
+    scores = gradebook_scores(course)
+    cells = next(iter(scores.values()))
+    assert len(cells) == 6
+    for cell, (_, maximum) in cells.items():
+        exercise = cell.removeprefix("test_")
+        values = [scores[student][cell][0] for student in scores]
+        passed = sum(v >= maximum for v in values)
+        assert metric(seen, "pass-rate", exercise) == pct(passed / len(values))
+        assert metric(seen, "passed", exercise) == str(passed)
+        assert metric(seen, "exercise-mean", exercise) == f"{statistics.fmean(values):.1f}"
+    # The instructor's regrade is in the gradebook, and so in the report, whatever the result file says.
+    assert scores["cy"]["test_sigmoid"][0] == REGRADE
+    assert metric(seen, "total", "cy") == f"{sum(s for s, _ in scores['cy'].values()):.1f}"
+
+
+def test_misconceptions_are_counted_once_per_student_from_the_result_files(course, seen):
+    results = {s: SubmissionResult.load(course / "autograded" / s / ASSIGNMENT) for s in WITH_RESULTS}
+    expected: dict[str, int] = {}
+    for result in results.values():
+        for hint in result.hints:
+            expected[hint] = expected.get(hint, 0) + 1
+    # cy and dee each joined along the wrong axis (in different exercises): two students, not two checks.
+    assert expected["wrong_axis"] == 2 and expected["sigmoid_sign"] == expected["modifies_input"] == 1
+    shown = {m["row"]: int(m["text"]) for m in seen["metrics"] if m["metric"] == "students"}
+    assert shown == expected
+    assert metric(seen, "with-results") == "3"
+    # ben and eve were graded by plain nbgrader: the page says their misconception data is unavailable.
+    assert metric(seen, "without-results") == "2"
+    assert metric(seen, "without-results-names") == "ben, eve"
+
+
+def test_limits_and_unreadable_submissions_are_listed_with_their_message(report, seen):
+    assert metric(seen, "problems") == "2"
+    text = html.unescape(report.read_text())
+    dee = re.search(r'<tr data-student="dee">(.*?)</tr>', text).group(1)
+    assert "time" in dee and TIME_LIMIT_MESSAGE in dee
+    fay = re.search(r'<tr data-student="fay">(.*?)</tr>', text).group(1)
+    assert "unreadable" in fay and UNREADABLE_MESSAGE in fay and "not in gradebook" in fay
+
+
+def test_grading_time_comes_from_the_result_files(seen):
+    seconds = [*WITH_RESULTS.values(), 0.3]  # fay's result counts: grading her notebook took time too
+    assert metric(seen, "timed") == str(len(seconds))
+    assert metric(seen, "total-seconds") == f"{sum(seconds):.1f} s"
+    assert metric(seen, "max-seconds") == "10.50 s"
+
+
+def test_screenshot_shows_the_charts(report, tmp_path):
+    shot = tmp_path / "report.png"
+    chromium(tmp_path, "--window-size=1100,1400", f"--screenshot={shot}", report.as_uri())
+    pixels = mpimg.imread(shot)[:, :, :3]
+    assert pixels.shape[:2] == (1400, 1100)
+    # The chart bars' blue (#3b6ea8) is painted: the embedded PNGs were decoded and drawn.
+    blue = (abs(pixels[:, :, 0] - 0x3B / 255) < 0.03) & (abs(pixels[:, :, 1] - 0x6E / 255) < 0.03) \
+        & (abs(pixels[:, :, 2] - 0xA8 / 255) < 0.03)
+    assert blue.sum() > 2000
+
+
+def autograder(course: Path, *args: str) -> subprocess.CompletedProcess:
+    command = Path(sys.executable).parent / "autograder"  # the installed entry point, as a user runs it
+    return subprocess.run([str(command), *args], cwd=course,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_writes_the_report_and_prints_a_plain_exercise_table(course):
+    done = autograder(course, "report", ASSIGNMENT, "--output", "elsewhere")
+    assert done.returncode == 0, done.stderr
+    assert (course / "elsewhere" / f"{ASSIGNMENT}.html").is_file()
+    assert f"report: elsewhere/{ASSIGNMENT}.html" in done.stdout
+    assert "\x1b[" not in done.stdout  # piped: no colour codes
+    rows = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines() if line.strip()}
+    scores = gradebook_scores(course)
+    values = [scores[s]["test_concat_weights"][0] for s in scores]
+    assert rows["concat_weights"][:3] == ["6", f"{statistics.fmean(values):.1f}",
+                                          pct(sum(v >= 6 for v in values) / len(values))]
+
+
+def test_cli_user_mistakes_are_one_line(course, tmp_path):
+    unknown = autograder(course, "report", "no_such_assignment")
+    assert unknown.returncode == 1
+    lines = unknown.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("autograder report: unknown assignment 'no_such_assignment'")
+    assert ASSIGNMENT in lines[0]  # and it names the ones that exist
+    nowhere = autograder(tmp_path, "report", ASSIGNMENT)
+    assert nowhere.returncode == 1 and len(nowhere.stderr.strip().splitlines()) == 1
+    assert "no gradebook.db" in nowhere.stderr
+    assert not (tmp_path / "gradebook.db").exists()  # not created as a side effect
