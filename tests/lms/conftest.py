@@ -8,7 +8,9 @@ computed by nbgrader's own `AssignLatePenalties` preprocessor with a late-penalt
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import AssignLatePenalties
+from sqlalchemy.exc import SAWarning
 
 from autograder.lms.gradebook import alembic_on_path
 
@@ -102,7 +105,9 @@ def assign_late_penalty(db_url: str, assignment: str, notebook: str, student: st
 def build_gradebook(db_url: str) -> None:
     """ada on time, bob two days late (-20%), cyd submitted nothing, dee 1 hour late on RUE only."""
     alembic_on_path()
-    with Gradebook(db_url, course_id="rnn-test") as gb:
+    with Gradebook(db_url, course_id="rnn-test") as gb, warnings.catch_warnings():
+        # nbgrader's own add_submission trips SQLAlchemy autoflush warnings; they are not ours to fix.
+        warnings.simplefilter("ignore", SAWarning)
         for name, cells, due in ((HSA, HSA_CELLS, DUE), (RUE, RUE_CELLS, DUE + timedelta(days=7))):
             gb.add_assignment(name, duedate=due)
             gb.add_notebook(name, name)
@@ -130,21 +135,30 @@ def build_gradebook(db_url: str) -> None:
         assign_late_penalty(db_url, assignment, assignment, student)
 
 
-@pytest.fixture
-def course(tmp_path: Path) -> Course:
-    """A course folder with config, gradebook (4 students, 2 assignments), roster imported, lms.toml."""
+@pytest.fixture(scope="session")
+def template_gradebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The gradebook built once (nbgrader's set-up runs `alembic`, seconds per database), copied per test."""
     from autograder.lms.roster import import_roster
 
+    folder = tmp_path_factory.mktemp("template")
+    db_url = f"sqlite:///{folder / 'gradebook.db'}"
+    build_gradebook(db_url)
+    (folder / "roster.csv").write_text(ROSTER)
+    with Gradebook(db_url, course_id="rnn-test") as gb:
+        import_roster(gb, folder / "roster.csv", "plain")
+    return folder / "gradebook.db"
+
+
+@pytest.fixture
+def course(tmp_path: Path, template_gradebook: Path) -> Course:
+    """A course folder with config, gradebook (4 students, 2 assignments), roster imported, lms.toml."""
     root = tmp_path / "course"
     root.mkdir()
     write_config(root)
-    db_url = f"sqlite:///{root / 'gradebook.db'}"
-    build_gradebook(db_url)
+    shutil.copy(template_gradebook, root / "gradebook.db")
     (root / "roster.csv").write_text(ROSTER)
-    with Gradebook(db_url, course_id="rnn-test") as gb:
-        import_roster(gb, root / "roster.csv", "plain")
     (root / "lms.toml").write_text(SETTINGS)
-    return Course(root, db_url)
+    return Course(root, f"sqlite:///{root / 'gradebook.db'}")
 
 
 @pytest.fixture
