@@ -1,0 +1,104 @@
+"""What a student reads: the HTML of a real `nbgrader generate_feedback` run on a scratch course.
+
+Per exercise the feedback shows the points, each check that ran, for a failure what was expected and
+what came back, and the misconception's hint in words. It never shows the hidden test source.
+"""
+
+import html
+import re
+import shutil
+
+import pytest
+
+from autograder.catalogue import Answer, write_submission, wrong_answers
+from autograder.course import ROOT, nbgrader, new_course
+from autograder.hints import HINTS
+
+ASSIGNMENT = "hidden_state_activation"
+WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
+SUBMISSIONS: dict[str, list[Answer] | None] = {
+    "solution": [],
+    # concat_weights: a wrong axis that also fails the visible self-check; sigmoid: passes the self-check,
+    # loses one check to a named mistake.
+    "wrong": [WRONG["concat_weights/axis-0"], WRONG["sigmoid/in-place"]],
+    "blank": None,
+}
+# The hidden half of every grade cell, and how the graders are reached: none of it may reach a student.
+HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "autograder.kernel",
+                  "_autograder_score", f'grade("{ASSIGNMENT}"', "import pytest", "def test_")
+
+
+@pytest.fixture(scope="module")
+def feedback(tmp_path_factory) -> dict[str, str]:
+    """student -> the feedback HTML nbgrader generated for them."""
+    course = new_course(tmp_path_factory.mktemp("feedback-course"), (ASSIGNMENT,))
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = course / "release" / ASSIGNMENT
+    for student, answers in SUBMISSIONS.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        write_submission(ASSIGNMENT, folder, answers or [], blank=answers is None, release=release)
+        shutil.copy(release / "selfcheck.py", folder)
+    nbgrader(course, "autograde", ASSIGNMENT)
+    nbgrader(course, "generate_feedback", ASSIGNMENT)
+    return {student: (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+            for student in SUBMISSIONS}
+
+
+def as_text(fragment: str) -> str:
+    fragment = re.sub(r"<(style|script)\b.*?</\1>", "", fragment, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def grade_cell(page: str, grade_id: str) -> str:
+    """The text of one grade cell as shown: nbgrader's score header, the visible source, the outputs."""
+    start = page.index(f'<a name="{grade_id}"></a>')
+    end = page.find('<div class="cell border-box-sizing', start)
+    return as_text(page[start:end if end != -1 else len(page)])
+
+
+def test_a_wrong_answer_shows_points_checks_expected_got_and_the_hint(feedback):
+    cell = grade_cell(feedback["wrong"], "test_concat_weights")
+    assert re.search(r"concat_weights: \d+ / 6 points", cell)
+    assert "[FAIL] value[" in cell and "[pass] inputs_unmodified" in cell  # what was checked, by name
+    assert "expected shape (4, 8)" in cell and "got      shape (8, 4)" in cell
+    assert f"hint [wrong_axis]: {HINTS['wrong_axis']}" in cell  # the hint in words, not just its id
+
+
+def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(feedback):
+    cell = grade_cell(feedback["wrong"], "test_sigmoid")
+    assert "Score: 6.0 / 7.0" in cell  # nbgrader's grade, and ...
+    assert "sigmoid: 6 / 7 points" in cell  # ... the graders' own count agree
+    assert cell.count("[FAIL]") == 1 and "[FAIL] input_unmodified" in cell
+    assert "changed its argument(s)" in cell
+    assert f"hint [modifies_input]: {HINTS['modifies_input']}" in cell
+
+
+def test_a_right_answer_passes_every_check(feedback):
+    cell = grade_cell(feedback["solution"], "test_hidden_state")
+    assert "Score: 15.0 / 15.0" in cell and "hidden_state: 15 / 15 points" in cell
+    assert "[FAIL]" not in cell and "[pass]" in cell
+
+
+def test_a_blank_notebook_says_what_to_do(feedback):
+    cell = grade_cell(feedback["blank"], "test_concat_weights")
+    assert "Score: 0.0 / 6.0" in cell
+    assert "not implemented yet" in cell
+
+
+def test_feedback_never_shows_hidden_tests_or_grader_source(feedback):
+    # Lines the notebook itself holds (signatures, the reference answer a student may also write) are
+    # not secrets; every other substantial line of the graders is.
+    notebook = (ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    grader_lines = {
+        line.strip()
+        for path in (ROOT / "autograder" / "graders" / ASSIGNMENT).glob("*.py")
+        for line in path.read_text().splitlines()
+        if len(line.strip()) > 30 and not line.strip().startswith(("#", '"""')) and line.strip() not in notebook
+    }
+    assert len(grader_lines) > 50  # the check has something to look for
+    for student, page in feedback.items():
+        text = as_text(page)
+        for marker in HIDDEN_MARKERS:
+            assert marker not in page and marker not in text, f"{student}'s feedback shows {marker!r}"
+        leaked = [line for line in grader_lines if line in text]
+        assert not leaked, f"{student}'s feedback quotes the graders: {leaked[:3]}"
