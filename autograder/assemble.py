@@ -1,0 +1,170 @@
+"""Build the list of cells a submission runs, the way `nbgrader autograde` builds it, and turn it into a
+job of plain data for the engine.
+
+nbgrader's sanitising steps, reproduced on plain data from the gradebook (no database per cell):
+ClearOutput; DeduplicateIds (the last cell with a grade_id keeps it, earlier copies become plain cells);
+OverwriteCells (cell type, locked flag, points and checksum from the gradebook; a locked cell whose
+checksum changed gets the gradebook's source back; a grade_id the gradebook does not know is dropped, so
+the cell runs as a plain cell); add_missing_cells (a deleted grade cell comes back after the cell that
+preceded it in the source notebook).
+"""
+
+import ast
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import nbformat
+from nbgrader import utils as nbutils
+from nbgrader.preprocessors import OverwriteCells
+
+from autograder.engine import CellJob, NotebookJob
+from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END, python_source, visible_part
+
+
+class AssemblyError(Exception):
+    """The instructor's notebook has a test cell this engine cannot run (a one-line message)."""
+
+
+@dataclass(frozen=True)
+class SourceCell:
+    """What the gradebook stores about one nbgrader cell of the instructor's notebook."""
+
+    name: str
+    cell_type: str
+    locked: bool
+    source: str
+    checksum: str | None
+
+
+@dataclass
+class SourceNotebook:
+    name: str
+    cells: list[SourceCell] = field(default_factory=list)  # in notebook order
+    grade_cells: dict[str, float] = field(default_factory=dict)  # grade_id -> points
+    solution_cells: set[str] = field(default_factory=set)
+    task_cells: dict[str, float] = field(default_factory=dict)
+
+    def cell(self, name: str) -> SourceCell | None:
+        return next((c for c in self.cells if c.name == name), None)
+
+
+def sanitise(submitted: nbformat.NotebookNode, source: SourceNotebook, add_missing: bool) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(submitted)
+    for cell in nb.cells:  # ClearOutput
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    seen: set[str] = set()
+    for cell in reversed(nb.cells):  # DeduplicateIds
+        if nbutils.is_grade(cell) or nbutils.is_solution(cell) or nbutils.is_locked(cell):
+            gid = cell.metadata.nbgrader.get("grade_id")
+            if gid in seen:
+                cell.metadata.nbgrader = {}
+            else:
+                seen.add(gid)
+    for cell in nb.cells:
+        _overwrite(cell, source)
+    if add_missing:
+        _add_missing(nb, source)
+    return nb
+
+
+def _overwrite(cell: Any, source: SourceNotebook) -> None:
+    meta = cell.get("metadata", {}).get("nbgrader")
+    if not isinstance(meta, dict) or meta.get("grade_id") is None:
+        return
+    original = source.cell(meta["grade_id"])
+    if original is None:
+        del meta["grade_id"]
+        return
+    if cell.cell_type != original.cell_type:
+        cell.cell_type = original.cell_type
+        if original.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        else:
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+    if nbutils.is_locked(cell) != original.locked:
+        meta["locked"] = original.locked
+    if nbutils.is_grade(cell) and original.name in source.grade_cells:
+        meta["points"] = source.grade_cells[original.name]
+    meta["checksum"] = original.checksum
+    if original.locked and nbutils.compute_checksum(cell) != original.checksum:
+        cell.source = original.source
+
+
+def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
+    transform = OverwriteCells().missing_cell_transform
+    names = [c.name for c in source.cells]
+    present = {}
+    for index, cell in enumerate(nb.cells):
+        if nbutils.is_grade(cell) or nbutils.is_solution(cell):
+            present[cell.metadata.nbgrader["grade_id"]] = index
+    added = 0
+    for gid, points in source.grade_cells.items():
+        if gid in present:
+            continue
+        position = names.index(gid)
+        new = transform(source.cells[position], points, is_solution=gid in source.solution_cells)
+        if position == 0:
+            nb.cells.insert(0, new)
+            present[gid] = 0
+        else:
+            previous = present[names[position - 1]] + added
+            nb.cells.insert(previous + 1, new)
+            present[gid] = present[names[position - 1]]
+        added += 1
+    submitted_ids = {c.metadata.nbgrader.get("grade_id") for c in nb.cells if "nbgrader" in c.metadata}
+    for gid, points in source.task_cells.items():
+        if gid not in submitted_ids:
+            nb.cells.append(transform(source.cells[names.index(gid)], points, is_task=True))
+
+
+def grade_call(hidden: str, cell_name: str) -> tuple[str, str]:
+    """(assignment, exercise) from a hidden part `grade("assignment", "exercise", globals())`."""
+    try:
+        tree = ast.parse(python_source(hidden))
+    except SyntaxError:
+        tree = None
+    for node in ast.walk(tree) if tree else []:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "grade" \
+                and len(node.args) >= 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                                for a in node.args[:2]):
+            return node.args[0].value, node.args[1].value
+    raise AssemblyError(f"test cell {cell_name}: its hidden part has no `grade(\"assignment\", \"exercise\", "
+                        "globals())` call, so `autograder grade` cannot run it")
+
+
+def hidden_part(source: str) -> str:
+    lines, hidden = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == HIDDEN_BEGIN:
+            hidden = True
+        elif stripped == HIDDEN_END:
+            hidden = False
+        elif hidden:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def notebook_job(name: str, nb: nbformat.NotebookNode, source: SourceNotebook) -> NotebookJob:
+    """What the engine runs, cell by cell, aligned with `nb.cells`."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            cells.append(CellJob("skip"))
+            continue
+        meta = nbutils.is_grade(cell) and cell.metadata.nbgrader
+        gid = meta.get("grade_id") if meta else None
+        if meta and gid in source.grade_cells and not nbutils.is_solution(cell):
+            points = float(source.grade_cells[gid])
+            if HIDDEN_BEGIN in cell.source:
+                assignment, exercise = grade_call(hidden_part(cell.source), gid)
+                cells.append(CellJob("test", python_source(visible_part(cell.source)), gid, points,
+                                     assignment, exercise))
+            else:  # a plain visible test: all its code runs in the sandbox, as in nbgrader
+                cells.append(CellJob("test", python_source(cell.source), gid, points))
+        else:
+            cells.append(CellJob("code", python_source(cell.source)))
+    return NotebookJob(name, cells)

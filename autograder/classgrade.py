@@ -1,0 +1,318 @@
+"""Grade a whole class: read the course's settings, build one job per submission, grade the jobs in worker
+processes (each with its own zygote) and hand every outcome to the single gradebook writer.
+
+Memory stays flat in the class size: at most a few jobs are in flight, and only counters are kept.
+"""
+
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
+from autograder.engine import Job, NotebookJob, Outcome, grade_submission
+from autograder.gradebook import GradebookWriter, with_outputs, write_autograded
+from autograder.notebook import NotebookError, read_notebook
+from autograder.results import SubmissionResult
+from autograder.sandbox.limits import Limits
+
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+
+
+class ClassError(Exception):
+    """An operational problem (no such assignment, unreadable config): one line for the user."""
+
+
+@dataclass
+class Settings:
+    root: Path
+    course_id: str
+    db_url: str
+    coursedir: Any
+    add_missing: bool
+    ignore_pattern: str | None
+    exclude_overwriting: dict[str, list[str]]
+    limits: Limits
+
+    def path(self, step: str, student: str, assignment: str) -> Path:
+        return Path(self.coursedir.format_path(getattr(self.coursedir, f"{step}_directory"), student, assignment))
+
+
+def load_settings(root: Path) -> Settings:
+    """nbgrader's own reading of `nbgrader_config.py` (traitlets), without importing nbgrader's apps."""
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+
+    try:
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    except ConfigFileNotFound:
+        raise ClassError(f"no nbgrader_config.py in {root}: run this in the course folder") from None
+    except Exception as exc:  # the config is Python: anything can go wrong in it
+        raise ClassError(f"cannot read {root / 'nbgrader_config.py'}: {type(exc).__name__}: {exc}") from None
+    coursedir = CourseDirectory(config=config)
+    coursedir.root = str(root)
+    execute = config.get("Execute", {})
+    pattern = config.get("IgnorePattern", {})
+    limits = Limits(cell_seconds=float(execute.get("timeout", 30)) if execute.get("timeout") else 30.0)
+    return Settings(
+        root=root, course_id=coursedir.course_id, db_url=coursedir.db_url, coursedir=coursedir,
+        add_missing=bool(config.get("OverwriteCells", {}).get("add_missing_cells", False)),
+        ignore_pattern=pattern.get("pattern") if pattern.get("enabled", False) else None,
+        exclude_overwriting=dict(config.get("Autograde", {}).get("exclude_overwriting", {})),
+        limits=limits,
+    )
+
+
+def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
+    """The `.py` files beside the instructor's notebook (e.g. `selfcheck.py`): what `import` finds in the
+    sandbox instead of any file of the same name in the submission."""
+    modules = {}
+    for path in sorted(source.glob("*.py")) if source.is_dir() else []:
+        if path.is_file() and not path.is_symlink():
+            modules[path.stem] = path.read_text()
+    return modules
+
+
+@dataclass
+class Prepared:
+    """A submission read and assembled in the main process: the job, and what the writer needs."""
+
+    student: str
+    job: Job | None
+    notebooks: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
+    timestamp: str | None = None
+    unreadable: str | None = None
+
+
+def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str, str], assignment: str,
+            student: str) -> Prepared:
+    folder = settings.path("submitted", student, assignment)
+    stamp = settings.coursedir.get_existing_timestamp(str(folder))
+    timestamp = stamp.isoformat() if stamp else None
+    notebooks, jobs = {}, []
+    for source in sources:
+        path = folder / f"{source.name}.ipynb"
+        if not path.exists() and not path.is_symlink():
+            nb = nbformat.v4.new_notebook()
+            job = notebook_job(source.name, sanitise(nb, source, True), source)
+            jobs.append(NotebookJob(source.name, job.cells, missing=True))
+            continue
+        try:
+            if path.is_symlink() or not path.is_file():
+                raise NotebookError(f"{path}: not a regular file (a link is not followed)")
+            if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+                raise NotebookError(f"{path}: larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+            submitted = read_notebook(path)
+            assembled = sanitise(submitted, source, settings.add_missing)
+            notebooks[source.name] = assembled
+            jobs.append(notebook_job(source.name, assembled, source))
+        except AssemblyError:
+            raise
+        except (NotebookError, Exception) as exc:  # a broken file or odd metadata: this student's problem
+            return Prepared(student, None, timestamp=timestamp, unreadable=str(exc)[:300])
+    job = Job(student, assignment, jobs, modules, settings.limits, settings.ignore_pattern)
+    return Prepared(student, job, notebooks, timestamp)
+
+
+def unreadable_outcome(prepared: Prepared, assignment: str, sources: list[SourceNotebook]) -> Outcome:
+    from autograder.results import CellResult
+
+    result = SubmissionResult(prepared.student, assignment, status="unreadable", message=prepared.unreadable)
+    for source in sources:
+        result.cells += [CellResult(gid, points, 0.0, "the notebook could not be read")
+                         for gid, points in source.grade_cells.items()]
+    return Outcome(result)
+
+
+# Workers -------------------------------------------------------------------------------------------------
+
+_HIDE: list[str] = []
+
+
+def _init_worker(hide: list[str]) -> None:
+    _HIDE[:] = hide
+
+
+def _work(job: Job) -> Outcome:
+    from autograder.engine import default_zygote
+
+    return grade_submission(job, default_zygote(_HIDE))
+
+
+@dataclass
+class Summary:
+    graded: int = 0
+    unreadable: int = 0
+    skipped: int = 0
+    limits: Counter = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    sandbox_level: str = ""
+    protections_off: list[str] = field(default_factory=list)
+
+
+def students_to_grade(settings: Settings, assignment: str, students: list[str] | None) -> list[str]:
+    submitted = Path(settings.coursedir.format_path(settings.coursedir.submitted_directory, ".", "."))
+    if students:
+        return list(dict.fromkeys(students))
+    found = []
+    if submitted.is_dir():
+        for entry in sorted(os.listdir(submitted)):
+            if (submitted / entry / assignment).is_dir():
+                found.append(entry)
+    return found
+
+
+def already_graded(settings: Settings, sources: list[SourceNotebook], assignment: str, student: str) -> bool:
+    """nbgrader's rule: skip when every autograded notebook exists and the submission is not newer."""
+    dest = settings.path("autograded", student, assignment)
+    if not all((dest / f"{s.name}.ipynb").exists() for s in sources):
+        return False
+    new = settings.coursedir.get_existing_timestamp(str(settings.path("submitted", student, assignment)))
+    old = settings.coursedir.get_existing_timestamp(str(dest))
+    return not (new is not None and old is not None and new > old)
+
+
+def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, students: list[str], jobs: int,
+                force: bool, progress: Any = None, hide: list[str] | tuple[str, ...] = ()) -> Summary:
+    summary = Summary()
+    started = time.monotonic()
+    sources = writer.source_notebooks(assignment)
+    source_dir = settings.path("source", ".", assignment)
+    modules = instructor_modules(source_dir, settings.coursedir.ignore)
+    todo = []
+    for student in students:
+        if not force and already_graded(settings, sources, assignment, student):
+            summary.skipped += 1
+        elif not settings.path("submitted", student, assignment).is_dir():
+            summary.problems.append(f"{student}: no submission in {settings.path('submitted', student, assignment)}")
+        else:
+            todo.append(student)
+    task = progress.add_task(f"grading {assignment}", total=len(todo)) if progress else None
+    pending: dict[Future, tuple[Prepared, int]] = {}
+    queue = list(reversed(todo))
+    context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                                   initargs=(list(hide),))
+
+    def finish(prepared: Prepared, outcome: Outcome) -> None:
+        _apply(settings, writer, assignment, sources, prepared, outcome, summary)
+        if progress:
+            progress.advance(task)
+
+    pool = new_pool()
+    try:
+        while queue or pending:
+            while queue and len(pending) < 2 * jobs:
+                prepared = prepare(settings, sources, modules, assignment, queue.pop())
+                if prepared.job is None:
+                    finish(prepared, unreadable_outcome(prepared, assignment, sources))
+                    continue
+                pending[pool.submit(_work, prepared.job)] = (prepared, 0)
+            if not pending:
+                continue
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken = []
+            for future in done:
+                prepared, tries = pending.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    broken.append((prepared, tries))
+                    continue
+                finish(prepared, outcome)
+            if broken:
+                # A worker died (its sandbox machinery, never a student's code in the sandbox, can cause
+                # this); every job it held is tried once more in a fresh pool.
+                for future, (prepared, tries) in list(pending.items()):
+                    broken.append((prepared, tries))
+                    pending.pop(future)
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = new_pool()
+                for prepared, tries in broken:
+                    if tries >= 1:
+                        result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")
+                        result.limits_hit = ["crash"]
+                        finish(prepared, Outcome(result))
+                    else:
+                        pending[pool.submit(_work, prepared.job)] = (prepared, tries + 1)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _apply(settings: Settings, writer: GradebookWriter, assignment: str, sources: list[SourceNotebook],
+           prepared: Prepared, outcome: Outcome, summary: Summary) -> None:
+    result = outcome.result
+    executed = {name: with_outputs(nb, outcome.outputs.get(name, [])) for name, nb in prepared.notebooks.items()}
+    writer.record(outcome, prepared.timestamp, {name: nb.cells for name, nb in executed.items()})
+    write_autograded(settings.path("autograded", prepared.student, assignment),
+                     settings.path("submitted", prepared.student, assignment),
+                     settings.path("source", ".", assignment), list(settings.coursedir.ignore),
+                     settings.exclude_overwriting.get(assignment, []), executed, outcome)
+    if result.status == "unreadable":
+        summary.unreadable += 1
+        summary.problems.append(f"{result.student}: unreadable notebook: {result.message}")
+    else:
+        summary.graded += 1
+        if result.limits_hit:
+            summary.problems.append(f"{result.student}: limits hit ({', '.join(result.limits_hit)}): "
+                                    f"{result.message[:200]}")
+    summary.limits.update(result.limits_hit)
+    if outcome.sandbox_level:
+        summary.sandbox_level = outcome.sandbox_level
+        summary.protections_off = outcome.protections_off
+
+
+def check_graders(sources: list[SourceNotebook]) -> None:
+    """Each hidden `grade(...)` call must name graders worth the cell's points, or every score would be
+    off; checked once, before any student, so the mistake is the instructor's one-line error."""
+    from autograder.assemble import grade_call, hidden_part
+    from autograder.notebook import HIDDEN_BEGIN
+    from autograder.runner import max_score
+
+    for source in sources:
+        for cell in source.cells:
+            if cell.name not in source.grade_cells or HIDDEN_BEGIN not in cell.source:
+                continue
+            try:
+                grader_assignment, exercise = grade_call(hidden_part(cell.source), cell.name)
+                total = max_score(grader_assignment, exercise)
+            except (AssemblyError, ImportError) as exc:
+                raise ClassError(f"{source.name}.ipynb {cell.name}: {exc}") from None
+            if abs(total - source.grade_cells[cell.name]) > 1e-9:
+                raise ClassError(f"{source.name}.ipynb {cell.name} is worth {source.grade_cells[cell.name]:g} points "
+                                 f"but its graders add up to {total:g}")
+
+
+def ensure_assignment(settings: Settings, writer: GradebookWriter, assignment: str) -> None:
+    """The assignment must be in the gradebook; if only its source exists, add it as nbgrader would
+    (`generate_assignment`, into a scratch release folder so the course's release/ is left alone)."""
+    if writer.has_assignment(assignment):
+        return
+    source = settings.path("source", ".", assignment)
+    if not any(source.glob("*.ipynb")):
+        raise ClassError(f"no such assignment: {assignment!r} is neither in the gradebook nor in {source}")
+    from autograder.course import CourseError, nbgrader
+
+    with tempfile.TemporaryDirectory(prefix="autograder-release-") as scratch:
+        try:
+            nbgrader(settings.root, "generate_assignment", assignment, "--force",
+                     f"--CourseDirectory.release_directory={scratch}")
+        except CourseError as exc:
+            raise ClassError(str(exc).splitlines()[0]) from None
+    writer.gb.db.expire_all()
+    if not writer.has_assignment(assignment):
+        raise ClassError(f"nbgrader generate_assignment did not add {assignment!r} to the gradebook")

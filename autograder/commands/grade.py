@@ -1,0 +1,84 @@
+"""`autograder grade ASSIGNMENT [--student ID ...] [--jobs N] [--force]`: grade a class in the course root.
+
+Student code runs sandboxed, one process per submission; the hidden graders run in trusted worker
+processes; results land in the gradebook and `autograded/` exactly where `nbgrader autograde` puts them.
+Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line for operational errors.
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, which builds a grammar for a
+# second at import; no notebook schema uses the IRI formats it checks, so it is kept out.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+from autograder.cli import UserError  # noqa: E402
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("grade", help="grade every submission of an assignment, sandboxed",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("assignment")
+    parser.add_argument("--student", action="append", metavar="ID", help="grade only this student (repeatable)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--force", action="store_true", help="grade again submissions already autograded")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from autograder import classgrade
+    from autograder.gradebook import GradebookError, GradebookWriter
+
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
+    root = Path.cwd()
+    try:
+        settings = classgrade.load_settings(root)
+        writer = GradebookWriter(settings.db_url, settings.course_id)
+    except (classgrade.ClassError, GradebookError) as exc:
+        raise UserError(str(exc)) from None
+    err = Console(stderr=True, highlight=False)
+    try:
+        classgrade.ensure_assignment(settings, writer, args.assignment)
+        classgrade.check_graders(writer.source_notebooks(args.assignment))
+        students = classgrade.students_to_grade(settings, args.assignment, args.student)
+        hide = [str(root), str(Path(classgrade.__file__).resolve().parent), str(Path.home())]
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=err, transient=False) as progress:
+            summary = classgrade.grade_class(settings, writer, args.assignment, students, args.jobs, args.force,
+                                             progress, hide)
+    except (classgrade.ClassError, GradebookError) as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        writer.close()
+    print_summary(summary, args.assignment, err)
+    return 0
+
+
+def print_summary(summary, assignment: str, err) -> None:
+    from autograder.sandbox import isolation
+
+    done = summary.graded + summary.unreadable
+    each = f" ({1000 * summary.seconds / done:.1f} ms each)" if done else ""
+    limits = ", ".join(f"{k} {v}" for k, v in sorted(summary.limits.items())) or "none"
+    print(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable), "
+          f"skipped {summary.skipped} (already graded), limits hit: {limits}; "
+          f"{summary.seconds:.1f} s{each}")
+    for line in summary.problems[:30]:
+        print(f"  {line}")
+    if len(summary.problems) > 30:
+        print(f"  ... and {len(summary.problems) - 30} more (see autograded/<student>/{assignment}/"
+              "autograder-result.json)")
+    if summary.sandbox_level:
+        if summary.protections_off:
+            err.print(f"[bold red]WARNING: sandbox level {summary.sandbox_level!r}: these protections are OFF:[/] "
+                      + "; ".join(f"{name} ({isolation.PROTECTIONS[name][1]})" for name in summary.protections_off))
+        else:
+            print(f"sandbox: {summary.sandbox_level} isolation, all protections on")
+    time.sleep(0)

@@ -1,0 +1,216 @@
+"""Grade one submission: a job of plain data in, a `SubmissionResult` (and the cells' outputs) out.
+
+The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
+a zygote can start: in a worker process of `autograder grade`, or on a Dask worker. The student's code
+runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`.
+Nothing here touches the gradebook or the course folder: `autograder.gradebook` applies the result.
+"""
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from autograder.results import CellResult, SubmissionResult
+from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
+from autograder.sandbox.limits import Limits
+
+
+@dataclass
+class CellJob:
+    kind: str  # "code" (run it), "test" (run its visible part, then its hidden graders), "skip" (markdown)
+    source: str = ""  # Python source; for a test cell, its visible part only
+    grade_id: str | None = None
+    points: float = 0.0
+    assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
+    exercise: str | None = None
+
+
+@dataclass
+class NotebookJob:
+    name: str
+    cells: list[CellJob] = field(default_factory=list)
+    missing: bool = False  # no such notebook was submitted: every grade cell scores 0, as in nbgrader
+
+
+@dataclass
+class Job:
+    student: str
+    assignment: str
+    notebooks: list[NotebookJob]
+    modules: dict[str, str] = field(default_factory=dict)  # the instructor's importable files, by module
+    limits: Limits = field(default_factory=Limits)
+    ignore_pattern: str | None = None  # nbgrader's IgnorePattern: stderr lines that do not zero a cell
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Job":
+        notebooks = [NotebookJob(n["name"], [CellJob(**c) for c in n["cells"]], n["missing"])
+                     for n in data["notebooks"]]
+        return cls(**{**data, "notebooks": notebooks, "limits": Limits(**data["limits"])})
+
+
+@dataclass
+class Outcome:
+    """The unit of work's output: the result, plus each notebook's cell outputs (nbformat JSON) for the
+    autograded copy, and which sandbox protections were in force."""
+
+    result: SubmissionResult
+    outputs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
+    sandbox_level: str = ""
+    protections_off: list[str] = field(default_factory=list)
+
+
+_zygote: Zygote | None = None
+
+
+def default_zygote(hide: list[str] | tuple[str, ...] = ()) -> Zygote:
+    """One zygote per process, started on first use (a Dask worker or a pool process alike)."""
+    global _zygote
+    if _zygote is None or not _zygote.alive():
+        _zygote = Zygote(hide=hide)
+        _zygote.start()
+    return _zygote
+
+
+def grade_submission(job: Job, zygote: Zygote | None = None) -> Outcome:
+    zygote = zygote or default_zygote()
+    started = time.monotonic()
+    deadline = started + job.limits.total_seconds
+    result = SubmissionResult(job.student, job.assignment)
+    outcome = Outcome(result)
+    limits_hit: set[str] = set()
+    notes: list[str] = []
+    for notebook in job.notebooks:
+        if notebook.missing:
+            result.cells += [CellResult(c.grade_id, c.points, 0.0, "no such notebook was submitted")
+                             for c in notebook.cells if c.kind == "test"]
+            outcome.outputs[notebook.name] = [[] for _ in notebook.cells]
+            notes.append(f"{notebook.name}.ipynb was not submitted")
+            continue
+        try:
+            sandbox = zygote.spawn(job.limits)
+        except SandboxError:
+            zygote.close()  # one fresh start; a second failure is the machine's problem, not the student's
+            sandbox = zygote.spawn(job.limits)
+        try:
+            outputs = _run_notebook(job, notebook, sandbox, result, deadline, notes)
+        finally:
+            sandbox.close()
+            limits_hit |= sandbox.limits_hit
+        outcome.outputs[notebook.name] = outputs
+    result.limits_hit = sorted(limits_hit)
+    result.message = "; ".join(dict.fromkeys(notes))[:2000]
+    result.seconds = round(time.monotonic() - started, 4)
+    outcome.sandbox_level = zygote.info.level if zygote.info else ""
+    outcome.protections_off = zygote.info.missing if zygote.info else []
+    return outcome
+
+
+def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, result: SubmissionResult,
+                  deadline: float, notes: list[str]) -> list[list[dict[str, Any]]]:
+    from autograder.runner import run_exercise  # the graders live only on this, trusted, side
+
+    outputs: list[list[dict[str, Any]]] = []
+    count = 0
+    try:
+        sandbox.send_modules(job.modules)
+    except SandboxDied as died:
+        notes.append(str(died))
+    for cell in notebook.cells:
+        if cell.kind == "skip":
+            outputs.append([])
+            continue
+        count += 1
+        if sandbox.dead or time.monotonic() >= deadline:
+            reason = (str(sandbox.dead) if sandbox.dead
+                      else f"the submission's {job.limits.total_seconds:g} s were used up")
+            if not sandbox.dead:
+                sandbox.limits_hit.add("time")
+            notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
+            if cell.kind == "test":
+                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, f"not run: {reason}"))
+            outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
+            continue
+        cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
+        try:
+            reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(),
+                                     display=cell.kind == "code" or cell.exercise is None)
+        except SandboxDied as died:
+            notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
+            if cell.kind == "test":
+                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died)))
+            outputs.append([_error("SandboxStopped", str(died))])
+            continue
+        cell_out = _streams(reply["outputs"], job.ignore_pattern, count)
+        if reply["error"]:
+            cell_out.append({"output_type": "error", **reply["error"]})
+            if reply["error"]["ename"] == "TimeoutError":
+                notes.append(f"{cell.grade_id or f'cell {count}'}: ran longer than {job.limits.cell_seconds:g} s "
+                             "and was interrupted")
+        if cell.kind == "code":
+            if reply["result"] is not None and not reply["error"]:
+                cell_out.append(_result(reply["result"], count))
+            outputs.append(cell_out)
+            continue
+        outputs.append(cell_out)
+        result.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
+                                             run_exercise))
+    return outputs
+
+
+def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
+                     job: Job, count: int, run_exercise: Any) -> CellResult:
+    if reply["error"]:
+        error = reply["error"]
+        return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000])
+    stderr = "".join(o["text"] for o in cell_out if o.get("name") == "stderr")
+    if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
+        score = _partial(reply["result"], cell.points)
+        if reply["result"] is not None:
+            cell_out.append(_result(reply["result"], count))
+        return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
+                          f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
+    exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
+    score = float(min(max(exercise.score, 0.0), exercise.max_score, cell.points))
+    feedback = exercise.feedback()
+    problem = None
+    if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
+        score, problem = 0.0, str(sandbox.dead)
+        cell_out.append(_error("SandboxStopped", problem))
+    elif stderr:  # nbgrader's rule: any stderr output in a grade cell scores it 0
+        score, problem = 0.0, f"the cell wrote to stderr: {stderr[:300]}"
+    cell_out.append({"output_type": "stream", "name": "stdout", "text": feedback + "\n"})
+    if not sandbox.dead:
+        cell_out.append(_result(repr(score), count))
+    return CellResult(cell.grade_id, cell.points, score, problem, exercise)
+
+
+def _partial(text: str | None, points: float) -> float:
+    if text is None:
+        return points
+    try:
+        value = float(text)
+    except ValueError:
+        return points
+    return min(value, points) if value >= 0 else points
+
+
+def _streams(chunks: list[tuple[str, str]], ignore: str | None, count: int) -> list[dict[str, Any]]:
+    out = []
+    for name, text in chunks:
+        if name == "stderr" and ignore and re.search(ignore, text):
+            continue  # nbgrader's IgnorePattern drops such stderr outputs before scoring
+        out.append({"output_type": "stream", "name": name, "text": text})
+    return out
+
+
+def _result(text: str, count: int) -> dict[str, Any]:
+    return {"output_type": "execute_result", "execution_count": count, "data": {"text/plain": text},
+            "metadata": {}}
+
+
+def _error(name: str, message: str) -> dict[str, Any]:
+    return {"output_type": "error", "ename": name, "evalue": message, "traceback": [f"{name}: {message}"]}

@@ -1,0 +1,226 @@
+"""The single writer: applies graded submissions to nbgrader's gradebook and the `autograded/` folder,
+as `nbgrader autograde` would leave them, so `generate_feedback`, `export` and the formgrader work on them.
+
+Each submission is one database transaction (student, submission, per-cell auto scores, comments, late
+penalty), committed before its files are swapped into place; a crash mid-class leaves every earlier
+student as graded, and this student either graded in full or not at all (and graded again next run).
+"""
+
+import fnmatch
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import sqlalchemy.exc
+from nbgrader import utils as nbutils
+from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, SubmittedNotebook
+
+from autograder.assemble import SourceCell, SourceNotebook
+from autograder.engine import Outcome
+
+
+class GradebookError(Exception):
+    """The gradebook cannot be used (locked, unreadable); a one-line message."""
+
+
+class GradebookWriter:
+    def __init__(self, db_url: str, course_id: str, lock_seconds: float = 30.0) -> None:
+        try:
+            self.gb = Gradebook(db_url, course_id)
+            if db_url.startswith("sqlite"):
+                self.gb.db.connection().exec_driver_sql(f"PRAGMA busy_timeout = {int(lock_seconds * 1000)}")
+        except sqlalchemy.exc.OperationalError as exc:
+            raise GradebookError(f"cannot open the gradebook {db_url}: {_short(exc)}") from None
+        self.lock_seconds = lock_seconds
+
+    def close(self) -> None:
+        self.gb.close()
+
+    # reading ------------------------------------------------------------------------------------
+    def has_assignment(self, assignment: str) -> bool:
+        try:
+            self.gb.find_assignment(assignment)
+            return True
+        except MissingEntry:
+            return False
+
+    def source_notebooks(self, assignment: str) -> list[SourceNotebook]:
+        notebooks = []
+        for nb in self.gb.find_assignment(assignment).notebooks:
+            source = SourceNotebook(nb.name)
+            # In the order the gradebook returns them, which is the order nbgrader's add_missing_cells uses.
+            for cell in nb.source_cells:
+                source.cells.append(SourceCell(cell.name, cell.cell_type, bool(cell.locked), cell.source,
+                                               cell.checksum))
+            source.grade_cells = {c.name: float(c.max_score) for c in nb.grade_cells}
+            source.solution_cells = {c.name for c in nb.solution_cells}
+            source.task_cells = {c.name: float(c.max_score) for c in nb.task_cells}
+            notebooks.append(source)
+        return sorted(notebooks, key=lambda n: n.name)
+
+    # writing ------------------------------------------------------------------------------------
+    def record(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+        """One transaction: the student, the submission and every grade of it. `cells` gives each
+        notebook's executed cells (for solution-cell comments and manually graded cells)."""
+        result = outcome.result
+        db = self.gb.db
+        try:
+            return self._record(db, result, timestamp, cells)
+        except sqlalchemy.exc.OperationalError as exc:
+            db.rollback()
+            if "locked" in str(exc):
+                raise GradebookError(f"the gradebook is locked by another program (waited {self.lock_seconds:g} s)"
+                                     ) from None
+            raise GradebookError(f"cannot write the gradebook: {_short(exc)}") from None
+        except BaseException:
+            db.rollback()
+            raise
+
+    def _record(self, db: Any, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+        with db.no_autoflush:
+            student = db.query(Student).filter(Student.id == result.student).one_or_none()
+            if student is None:
+                student = Student(id=result.student)
+                db.add(student)
+            submission = self._submission(result.assignment, student, timestamp)
+            scores = {c.grade_id: c.score for c in result.cells}
+            for notebook in submission.notebooks:
+                self._grade_notebook(notebook, scores, cells.get(notebook.name), result.status)
+            db.flush()
+            for notebook in submission.notebooks:
+                notebook.late_submission_penalty = None
+                if submission.total_seconds_late > 0:
+                    from nbgrader.plugins import LateSubmissionPlugin
+
+                    penalty = LateSubmissionPlugin().late_submission_penalty(
+                        result.student, notebook.score, submission.total_seconds_late)
+                    if penalty is not None:
+                        notebook.late_submission_penalty = min(max(penalty, 0), notebook.score)
+        db.commit()
+
+    def _submission(self, assignment_name: str, student: Student, timestamp: str | None) -> SubmittedAssignment:
+        db = self.gb.db
+        assignment = self.gb.find_assignment(assignment_name)
+        submission = db.query(SubmittedAssignment).filter(
+            SubmittedAssignment.assignment_id == assignment.id,
+            SubmittedAssignment.student_id == student.id).one_or_none()
+        if submission is None:  # as Gradebook.add_submission, without its commit
+            submission = SubmittedAssignment(assignment=assignment, student=student)
+            db.add(submission)
+        # Every notebook, grade and comment the assignment has, whether the submission is new or was left
+        # incomplete; SQLAlchemy 2 no longer adds objects reached through a backref, so each is added here.
+        have = {nb.notebook_id: nb for nb in submission.notebooks}
+        for notebook in assignment.notebooks:
+            nb = have.get(notebook.id)
+            if nb is None:
+                nb = SubmittedNotebook(notebook=notebook, assignment=submission)
+                db.add(nb)
+            grades = {g.cell_id for g in nb.grades}
+            comments = {c.cell_id for c in nb.comments}
+            for cell in [*notebook.grade_cells, *notebook.task_cells]:
+                if cell.id not in grades:
+                    db.add(Grade(cell_id=cell.id, notebook=nb))
+            for cell in [*notebook.solution_cells, *notebook.task_cells]:
+                if cell.id not in comments:
+                    db.add(Comment(cell_id=cell.id, notebook=nb))
+        if timestamp:
+            submission.timestamp = nbutils.parse_utc(timestamp)
+        return submission
+
+    def _grade_notebook(self, notebook: SubmittedNotebook, scores: dict[str, float], cells: list[Any] | None,
+                        status: str) -> None:
+        by_id = {}
+        for cell in cells or []:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if gid:
+                by_id[gid] = cell
+        # New rows have no `name` until flushed (it is a query property): go through the cell ids.
+        names = {c.id: c.name for c in [*notebook.notebook.grade_cells, *notebook.notebook.solution_cells,
+                                        *notebook.notebook.task_cells]}
+        for grade in notebook.grades:
+            name = names.get(grade.cell_id)
+            cell = by_id.get(name)
+            if name in scores:
+                grade.auto_score = scores[name]
+            elif cell is not None and nbutils.is_grade(cell):
+                grade.auto_score, _ = nbutils.determine_grade(cell)  # answers graded by hand, as nbgrader
+            else:
+                grade.auto_score = 0.0  # not submitted, or the notebook could not be read
+            grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None \
+                or status == "unreadable"
+        for comment in notebook.comments:
+            cell = by_id.get(names.get(comment.cell_id))
+            unchanged = cell is not None and cell.get("metadata", {}).get("nbgrader", {}).get("checksum") == \
+                nbutils.compute_checksum(cell)
+            comment.auto_comment = "No response." if unchanged and not nbutils.is_task(cell) else None
+
+
+def _short(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+# Files --------------------------------------------------------------------------------------------------
+
+
+def _matches(name: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def regular_files(folder: Path, ignore: list[str]) -> list[Path]:
+    """Files under `folder` (relative paths), skipping ignored names and never following a symlink:
+    a submission's link to the gradebook or another student's work is not copied."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = [d for d in dirnames if not _matches(d, ignore) and not os.path.islink(os.path.join(dirpath, d))]
+        for name in filenames:
+            path = Path(dirpath, name)
+            if not _matches(name, ignore) and path.is_file() and not path.is_symlink():
+                found.append(path.relative_to(folder))
+    return found
+
+
+def write_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
+                     notebooks: dict[str, nbformat.NotebookNode], outcome: Outcome) -> None:
+    """Replace `dest` (autograded/<student>/<assignment>) in one rename: the student's other files, the
+    instructor's files over them (as nbgrader does), the executed notebooks and the result record."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        if submitted.is_dir():
+            for rel in regular_files(submitted, ignore + ["*.ipynb"]):
+                (build / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(submitted / rel, build / rel)
+        for rel in regular_files(source, ignore + ["*.ipynb"]) if source.is_dir() else []:
+            if str(rel) in keep_student:
+                continue
+            (build / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / rel, build / rel)
+        for name, nb in notebooks.items():
+            nbformat.write(nb, str(build / f"{name}.ipynb"))
+        outcome.result.save(build)
+        os.chmod(build, 0o755)
+        old = None
+        if dest.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=dest.parent))
+            os.rename(dest, old / "x")
+        os.rename(build, dest)
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+
+
+def with_outputs(nb: nbformat.NotebookNode, outputs: list[list[dict[str, Any]]]) -> nbformat.NotebookNode:
+    """The executed notebook: each code cell's outputs and execution count."""
+    count = 0
+    for cell, cell_outputs in zip(nb.cells, outputs, strict=False):
+        if cell.cell_type != "code":
+            continue
+        count += 1
+        cell.outputs = [nbformat.from_dict(o) for o in cell_outputs]
+        cell.execution_count = count
+    return nb
