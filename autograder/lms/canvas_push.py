@@ -117,9 +117,8 @@ def push(settings: Settings, push_plan: PushPlan, token: str, policy: RetryPolic
             report.stopped = f"could not read the assignment from Canvas ({describe(exc)})"
             report.not_attempted = [i.student_id for i in push_plan.items]
             return report
-        todo = []
-        for item in push_plan.items:
-            (report.unchanged if _has(item, current) else todo).append(item)
+        report.unchanged = [i.student_id for i in push_plan.items if _has(i, current)]
+        todo = [i for i in push_plan.items if not _has(i, current)]
         batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
         for number, batch in enumerate(batches):
             grade_data = {i.lms_user: {"posted_grade": i.posted, "text_comment": i.comment} for i in batch}
