@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks import CheckFailed
+from autograder.hints import hint_text
 from autograder.student import StudentError
 
 MAX_MESSAGE = 900
@@ -67,6 +68,7 @@ class ExerciseResult:
         """What a student reads under the grade cell: each check, its points and why it failed."""
         lines = [f"{self.exercise}: {fmt(self.score)} / {fmt(self.max_score)} points"]
         previous = None
+        explained: set[str] = set()
         for case in self.cases:
             mark = "pass" if case.earned == case.points else "FAIL"
             lines.append(f"  [{mark}] {case.name}  ({fmt(case.earned)}/{fmt(case.points)})")
@@ -74,7 +76,14 @@ class ExerciseResult:
                 if case.message == previous:
                     lines.append("         (same problem as above)")
                 else:
-                    lines.extend("         " + line for line in case.message.splitlines())
+                    message = case.message
+                    if case.hint:
+                        # A mistake usually fails many checks: explain it at the first, name it after.
+                        explanation = f"hint [{case.hint}]: {hint_text(case.hint)}"
+                        if case.hint in explained:
+                            message = message.replace(explanation, f"hint [{case.hint}]: as explained above")
+                        explained.add(case.hint)
+                    lines.extend("         " + line for line in message.splitlines())
                 previous = case.message
         return "\n".join(lines)
 
