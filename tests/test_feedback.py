@@ -11,8 +11,10 @@ import shutil
 import pytest
 
 from autograder.catalogue import Answer, write_submission, wrong_answers
+from autograder.checks import CheckFailed
 from autograder.course import ROOT, nbgrader, new_course
 from autograder.hints import HINTS
+from autograder.runner import CaseResult, ExerciseResult
 
 ASSIGNMENT = "hidden_state_activation"
 WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
@@ -102,3 +104,23 @@ def test_feedback_never_shows_hidden_tests_or_grader_source(feedback):
             assert marker not in page and marker not in text, f"{student}'s feedback shows {marker!r}"
         leaked = [line for line in grader_lines if line in text]
         assert not leaked, f"{student}'s feedback quotes the graders: {leaked[:3]}"
+
+
+def test_each_hint_is_explained_once_then_named():
+    def failed(name: str, message: str, hint: str | None) -> CaseResult:
+        return CaseResult(name, 1.0, 0.0, str(CheckFailed(message, hint)), hint)
+
+    result = ExerciseResult("sigmoid", [
+        failed("a", "sigmoid(z (4, 3)): wrong values", "sigmoid_sign"),
+        failed("b", "sigmoid(z (5, 1)): wrong values", "sigmoid_sign"),
+        failed("c", "sigmoid(z (5, 1)): wrong values", "sigmoid_sign"),
+        failed("d", "sigmoid(z (2, 2)): gave nan", "sigmoid_overflow"),
+        CaseResult("e", 1.0, 1.0),
+    ])
+    text = result.feedback()
+    assert text.splitlines()[0] == "sigmoid: 1 / 5 points"
+    assert text.count(HINTS["sigmoid_sign"]) == 1 and text.count(HINTS["sigmoid_overflow"]) == 1
+    assert text.index(HINTS["sigmoid_sign"]) < text.index("[FAIL] b")  # explained at its first failure
+    assert "hint [sigmoid_sign]: as explained above" in text.split("[FAIL] b")[1]
+    assert "(same problem as above)" in text.split("[FAIL] c")[1].split("[FAIL] d")[0]
+    assert "[pass] e  (1/1)" in text
