@@ -110,7 +110,8 @@ def _check(path: Path, data: dict[str, Any]) -> None:
             raise LmsError(f"{path}: {section} must be a [{section}] table")
         for key, value in body.items():
             lowered = key.lower()
-            if key not in SECRET_POINTERS and any(word in lowered for word in SECRET_WORDS):
+            pointer = key in SECRET_POINTERS or lowered.endswith("_url")  # names where a secret is, or an endpoint
+            if not pointer and any(word in lowered for word in SECRET_WORDS):
                 raise LmsError(
                     f"{path}: [{section}] {key} looks like a secret; secrets go in an environment variable "
                     f"or a file outside the course folder, never in {path.name}"
