@@ -10,7 +10,7 @@ preceded it in the source notebook).
 """
 
 import ast
-import copy
+import copy as _copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,8 +49,9 @@ class SourceNotebook:
         return next((c for c in self.cells if c.name == name), None)
 
 
-def sanitise(submitted: nbformat.NotebookNode, source: SourceNotebook, add_missing: bool) -> nbformat.NotebookNode:
-    nb = copy.deepcopy(submitted)
+def sanitise(submitted: nbformat.NotebookNode, source: SourceNotebook, add_missing: bool,
+             copy: bool = True) -> nbformat.NotebookNode:
+    nb = _copy.deepcopy(submitted) if copy else submitted
     for cell in nb.cells:  # ClearOutput
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None

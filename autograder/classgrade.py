@@ -82,6 +82,28 @@ def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
     return modules
 
 
+def read_fast(path: Path) -> nbformat.NotebookNode:
+    """A v4 notebook without nbformat's schema validation (milliseconds a notebook); what grading needs
+    is checked: cells with a type, a source and, where nbgrader put it, a metadata dict."""
+    from nbformat.reader import reads
+
+    try:
+        nb = reads(path.read_text(encoding="utf-8"))
+    except Exception as exc:  # JSON errors, encodings, unknown versions: all mean "unreadable"
+        raise NotebookError(f"{path.name}: not a readable notebook ({type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())[:160]})") from None
+    if nb.get("nbformat") != 4:
+        nb = read_notebook(path)  # another version: nbformat converts it
+    if not isinstance(nb.get("cells"), list) or not all(
+            isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")
+            and isinstance(c.get("source"), str) and isinstance(c.get("metadata", {}), dict)
+            and isinstance(c.get("metadata", {}).get("nbgrader", {}), dict) for c in nb["cells"]):
+        raise NotebookError(f"{path.name}: not a readable notebook (malformed cells)")
+    for cell in nb.cells:
+        cell.setdefault("metadata", nbformat.NotebookNode())
+    return nb
+
+
 @dataclass
 class Prepared:
     """A submission read and assembled in the main process: the job, and what the writer needs."""
@@ -111,8 +133,8 @@ def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str
                 raise NotebookError(f"{path}: not a regular file (a link is not followed)")
             if path.stat().st_size > MAX_NOTEBOOK_BYTES:
                 raise NotebookError(f"{path}: larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
-            submitted = read_notebook(path)
-            assembled = sanitise(submitted, source, settings.add_missing)
+            submitted = read_fast(path)
+            assembled = sanitise(submitted, source, settings.add_missing, copy=False)
             notebooks[source.name] = assembled
             jobs.append(notebook_job(source.name, assembled, source))
         except AssemblyError:

@@ -206,8 +206,7 @@ class Sandbox:
 
     def _died(self, message: str, limit: str) -> None:
         if self.dead is None:
-            self.kill()
-            info = self.close()
+            info = self.close(wait=True)
             message, limit = _explain(message, limit, info, self.limits)
             self.limits_hit.add(limit)
             self.dead = SandboxDied(message, limit)
@@ -244,25 +243,19 @@ class Sandbox:
     def kill(self) -> None:
         self._signal(signal.SIGKILL)
 
-    def close(self) -> dict[str, Any] | None:
-        """Stop the process (and, through its PID namespace, all it started) and collect how it ended."""
+    def close(self, wait: bool = False) -> dict[str, Any] | None:
+        """Stop the process for good (and, through its PID namespace, all it started). Only when `wait`
+        (to explain a death) is its exit status collected; otherwise the zygote reaps it in passing."""
         if self.exit is not None:
             return self.exit
-        try:
-            if not self.dead:
-                wire.send(self.sock, {"op": "exit"})
-        except OSError:
-            pass
+        self.kill()  # whatever state it is in: nothing it does can delay or refuse this
         self.sock.close()
-        # A polite exit first, so normal endings are not counted as kills; then no choice.
-        if self.pidfd is not None and not select.select([self.pidfd], [], [], 1.0)[0]:
-            self.kill()
-        elif self.pidfd is None:
-            self.kill()
-        try:
-            self.exit = self.zygote.reap(self.pid)
-        except (OSError, SandboxError):
-            self.exit = {"status": None}
+        self.exit = {"status": None}
+        if wait:
+            try:
+                self.exit = self.zygote.reap(self.pid)
+            except (OSError, SandboxError):
+                pass
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None

@@ -11,6 +11,7 @@ import errno
 import os
 import platform
 import struct
+from collections.abc import Callable
 
 # BPF opcodes and seccomp constants from <linux/filter.h>, <linux/seccomp.h>, <linux/audit.h>.
 _LD_W_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
@@ -71,18 +72,28 @@ def program() -> bytes:
     return b"".join(insns)
 
 
-def install() -> None:
-    """Apply the filter to the calling thread and its future children (requires no privileges)."""
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def prepare() -> Callable[[], None]:
+    """Build the filter now (in the zygote), so a child only pays for two prctl calls."""
     libc = ctypes.CDLL(None, use_errno=True)
     code = program()
     buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    def install() -> None:
+        """Apply the filter to the calling thread and its future children (requires no privileges)."""
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+        if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"prctl(PR_SET_SECCOMP): {os.strerror(err)}")
 
-    fprog = SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"prctl(PR_SET_SECCOMP): {os.strerror(err)}")
+    install.keep = (buffer, fprog)  # the buffer must outlive every call
+    return install
+
+
+def install() -> None:
+    prepare()()
