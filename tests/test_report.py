@@ -314,3 +314,8 @@ def test_cli_user_mistakes_are_one_line(course, tmp_path):
     assert nowhere.returncode == 1 and len(nowhere.stderr.strip().splitlines()) == 1
     assert "no gradebook.db" in nowhere.stderr
     assert not (tmp_path / "gradebook.db").exists()  # not created as a side effect
+    (tmp_path / "gradebook.db").touch()  # e.g. left behind by a command that failed half-way
+    empty = autograder(tmp_path, "report", ASSIGNMENT)
+    assert empty.returncode == 1 and empty.stderr.strip().splitlines() == [
+        f"autograder report: {tmp_path / 'gradebook.db'} is not an nbgrader gradebook (no grade tables)"]
+    assert (tmp_path / "gradebook.db").stat().st_size == 0  # read, never written

@@ -6,6 +6,8 @@ hand. Misconceptions, limits hit and grading time exist only in the engine's res
 `nbgrader autograde`) has none, and the report says so instead of guessing.
 """
 
+import contextlib
+import sqlite3
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,9 +118,17 @@ class ClassData:
 
 def open_gradebook(course: Path) -> Gradebook:
     path = course / GRADEBOOK
-    # Gradebook() would silently create an empty database; a missing file is the user's mistake.
+    # Gradebook() would create the tables of a missing or empty database (and need alembic to do it):
+    # a report must only read, so check first, read-only, that this is a gradebook at all.
     if not path.is_file():
         raise ReportError(f"no {GRADEBOOK} in {course}: run this in the course folder after grading")
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise ReportError(f"{path} is not a readable SQLite gradebook ({exc})") from None
+    if not {"submitted_assignment", "grade", "grade_cells"} <= tables:
+        raise ReportError(f"{path} is not an nbgrader gradebook (no grade tables)")
     return Gradebook(f"sqlite:///{path}")
 
 
