@@ -111,9 +111,10 @@ def course_database(course: Path) -> tuple[str, str]:
         raise LmsError(f"{config_file}: not found") from exc
     except Exception as exc:  # a config file is Python: any error in it is the user's to fix
         raise LmsError(f"{config_file}: cannot be loaded ({type(exc).__name__}: {exc})") from exc
+    # nbgrader's root defaults to the working directory; ours is the course folder, wherever we run from.
+    configured = config.CourseDirectory.get("root") if "CourseDirectory" in config else None
     coursedir = CourseDirectory(config=config)
-    if not coursedir.root:
-        coursedir.root = str(course.resolve())
+    coursedir.root = str((course / configured).resolve() if configured else course.resolve())
     return coursedir.db_url, coursedir.course_id
 
 

@@ -1,0 +1,77 @@
+"""The LMS step of `make demo`: a roster, a settings file, a Canvas CSV and a dry-run push.
+
+Everything goes through the same code as `autograder roster import`, `autograder export` and
+`autograder push --dry-run`; only the roster is synthetic (the demo has no LMS to export one from).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from . import send
+from .exports import export
+from .gradebook import open_gradebook
+from .identity import load_people
+from .roster import import_roster
+from .settings import FILENAME
+from .table import write_atomic
+
+ROSTER_NAME = "lms_roster.csv"
+FIRST_CANVAS_USER = 2001
+FIRST_CANVAS_ASSIGNMENT = 1001
+
+
+def synthetic_roster(course: Path) -> str:
+    """A plain roster giving each gradebook student made-up Canvas, SIS and LTI identities."""
+    with open_gradebook(course) as gradebook:
+        people = load_people(gradebook)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["id", "first_name", "last_name", "email", "lms_user_id", "sis_user_id", "login_id",
+                     "section", "lti_user_id"])
+    for number, person in enumerate(sorted(people, key=lambda p: p.id)):
+        writer.writerow([
+            person.id, person.first_name or person.id.capitalize(), person.last_name or "Student",
+            person.email or f"{person.id}@students.example.edu", FIRST_CANVAS_USER + number,
+            f"SIS{FIRST_CANVAS_USER + number:06d}", person.id, "Section 1", f"lti-{person.id}",
+        ])
+    return buffer.getvalue()
+
+
+def sample_settings(assignments: list[str]) -> str:
+    lines = [
+        "# Sample LMS settings written by the demo; see lms.example.toml for every option.",
+        "# The Canvas token is read from $CANVAS_API_TOKEN only when pushing for real.",
+        "[canvas]",
+        'url = "https://canvas.example.edu"',
+        "course_id = 12345",
+        "",
+        "[canvas.assignments]",
+    ]
+    lines += [f"{name} = {FIRST_CANVAS_ASSIGNMENT + i}" for i, name in enumerate(assignments)]
+    return "\n".join(lines) + "\n"
+
+
+def demo_step(course: Path, assignments: list[str], out: Callable[[str], None] = print) -> list[Path]:
+    """Roster in, sample lms.toml (if none), exports/canvas.csv, and a dry-run push of the first assignment."""
+    course = Path(course)
+    written = []
+    roster = course / ROSTER_NAME
+    write_atomic(roster, synthetic_roster(course))
+    written.append(roster)
+    with open_gradebook(course) as gradebook:
+        result = import_roster(gradebook, roster, "plain")
+    out(f"Imported {len(result.people)} students with LMS identities from {ROSTER_NAME}")
+    settings = course / FILENAME
+    if not settings.exists():
+        write_atomic(settings, sample_settings(assignments))
+        written.append(settings)
+        out(f"Wrote a sample {FILENAME}")
+    path, table = export(course, "canvas", assignments, course / "exports" / "canvas.csv")
+    written.append(path)
+    out(f"Wrote {path.relative_to(course)}: {len(table.students)} students, {len(assignments)} assignment(s)")
+    send.run(course, assignments[0], "canvas", dry_run=True, out=out)
+    return written
