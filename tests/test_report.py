@@ -55,6 +55,7 @@ SUBMISSIONS: dict[str, list[Answer] | None] = {
 }
 WITH_RESULTS = {"ada": 1.2, "cy": 2.0, "dee": 10.5}  # student -> seconds
 TIME_LIMIT_MESSAGE = "hidden_state stopped after 10 s: the time limit"
+SELF_CHECK_ERROR = "ValueError: all the input array dimensions except for the concatenation axis must match"
 UNREADABLE_MESSAGE = "hidden_state_activation.ipynb: not a readable notebook (NotJSONError: truncated)"
 
 
@@ -91,6 +92,9 @@ def course(tmp_path_factory) -> Path:
         result = engine_result(course, student, seconds)
         if student == "dee":
             result.limits_hit, result.message = ["time"], TIME_LIMIT_MESSAGE
+        if student == "cy":  # formula_1 calls cy's broken concat_weights: the self-check raised first
+            cell = next(c for c in result.cells if c.grade_id == "test_formula_1")
+            cell.score, cell.exercise, cell.visible_error = 0.0, None, SELF_CHECK_ERROR
         result.save(course / "autograded" / student / ASSIGNMENT)
     fay = course / "autograded" / "fay" / ASSIGNMENT
     fay.mkdir(parents=True)
@@ -237,6 +241,10 @@ def test_exercise_pass_rates_and_means_match_the_gradebook(course, seen):
         assert metric(seen, "pass-rate", exercise) == pct(passed / len(values))
         assert metric(seen, "passed", exercise) == str(passed)
         assert metric(seen, "exercise-mean", exercise) == f"{statistics.fmean(values):.1f}"
+    # From the result files: cy's formula_1 self-check failed; no other self-check did.
+    failed = {m["row"]: m["text"] for m in seen["metrics"] if m["metric"] == "self-check-failed"}
+    assert failed == {cell.removeprefix("test_"): "1" if cell == "test_formula_1" else "0" for cell in cells}
+    assert metric(seen, "cells-without-graders") == "1"
     # The instructor's regrade is in the gradebook, and so in the report, whatever the result file says.
     assert scores["cy"]["test_sigmoid"][0] == REGRADE
     assert metric(seen, "total", "cy") == f"{sum(s for s, _ in scores['cy'].values()):.1f}"

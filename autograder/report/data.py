@@ -111,6 +111,16 @@ class ClassData:
         passed = sum(s.scores.get(exercise.label, 0.0) >= exercise.max_score for s in self.submissions)
         return passed / len(self.submissions)
 
+    def self_check_failures(self, exercise: Exercise) -> int:
+        """Submissions (with a result file) whose visible self-check failed in this exercise's cell."""
+        return sum(cell.grade_id == exercise.grade_id and bool(cell.visible_error)
+                   for submission in self.with_results for cell in submission.result.cells)
+
+    @property
+    def cells_without_graders(self) -> int:
+        """Grade cells in the result files where the graders did not run, so no misconception was named."""
+        return sum(cell.exercise is None for submission in self.with_results for cell in submission.result.cells)
+
     def top_misconception(self, exercise: Exercise) -> Misconception | None:
         named = [m for m in self.misconceptions if exercise.label in m.exercises]
         return named[0] if named else None  # misconceptions are sorted most frequent first

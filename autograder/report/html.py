@@ -91,14 +91,19 @@ def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
             + _metric("exercise-mean", points(data.exercise_mean(exercise)), "td", "num")
             + _metric("passed", str(passed), "td", "num")
             + _metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
+            + (_metric("self-check-failed", str(data.self_check_failures(exercise)), "td", "num")
+               if data.with_results else '<td class="num">—</td>')
             + f"<td>{f'<code>{escape(top.hint)}</code>' if top else '—'}</td></tr>"
         )
     return (
         "<h2>Exercises</h2>"
-        '<p class="note">An exercise is passed with full marks on its grade cell (gradebook scores).</p>'
+        '<p class="note">An exercise is passed with full marks on its grade cell (gradebook scores). '
+        "Self-check failures (the visible check in the grade cell raised, so the cell scores 0) come from "
+        "the result files.</p>"
         + _image(charts["pass_rates"], "Bar chart: share of students with full marks per exercise", "pass_rates")
         + '<table><thead><tr><th>exercise</th><th class="num">points</th><th class="num">mean</th>'
-        '<th class="num">full marks</th><th class="num">pass rate</th><th>most common misconception</th>'
+        '<th class="num">full marks</th><th class="num">pass rate</th><th class="num">self-check failed</th>'
+        "<th>most common misconception</th>"
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
 
@@ -108,6 +113,10 @@ def _coverage_note(data: ClassData) -> str:
     covered = len(data.with_results)
     note = (f"Counted once per student, from the autograder's result files: {_metric('with-results', str(covered))} "
             f"of {len(data.submissions)} graded submissions have one.")
+    if data.cells_without_graders:
+        note += (f" In {_metric('cells-without-graders', str(data.cells_without_graders))} graded cells the "
+                 "graders did not run (the self-check failed or the cell was stopped first), so a mistake "
+                 "made there is not counted.")
     missing = data.without_results
     if missing:
         names = ", ".join(escape(s) for s in missing)
