@@ -40,7 +40,9 @@ def run(args) -> int:
     root = Path.cwd()
     try:
         settings = classgrade.load_settings(root)
-        writer = GradebookWriter(settings.db_url, settings.course_id)
+        # How long to wait for another program's lock on the gradebook before giving up (one line, exit 1).
+        lock_seconds = float(os.environ.get("AUTOGRADER_GRADEBOOK_TIMEOUT", "30"))
+        writer = GradebookWriter(settings.db_url, settings.course_id, lock_seconds)
     except (classgrade.ClassError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)

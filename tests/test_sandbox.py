@@ -1,0 +1,145 @@
+"""The sandbox on its own: the wire format, the zygote's isolation, and the same verdicts as in-process."""
+
+import numpy as np
+import pytest
+
+from autograder.activations import ACTIVATIONS
+from autograder.catalogue import correct_answers, write_submission, wrong_answers
+from autograder.course import available_assignments
+from autograder.notebook import is_test_cell, load_namespace, python_source, read_notebook, visible_part
+from autograder.runner import run_exercise
+from autograder.sandbox import wire
+from autograder.sandbox.client import RemoteStudent, Zygote
+from autograder.sandbox.limits import Limits
+from autograder.student import NamespaceStudent, StudentError
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    with Zygote() as z:
+        yield z
+
+
+def roundtrip(value):
+    tree, buffers = wire.encode(value)
+    frame = wire.pack({"v": tree}, buffers)
+    import socket
+
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(frame)
+        header, received = wire.recv(b)
+    return wire.decode(header["v"], received)
+
+
+def test_wire_roundtrip_plain_data():
+    value = (np.arange(6.0).reshape(2, 3), [np.int64(3), 2.5, float("nan"), None, True, "s"],
+             {"W": np.ones((2, 1), dtype=np.float32)}, np.array([[1, 2]], dtype=np.int8))
+    back = roundtrip(value)
+    assert isinstance(back, tuple) and back[0].shape == (2, 3) and np.array_equal(back[0], value[0])
+    assert back[1][0] == 3 and isinstance(back[1][0], np.int64) and np.isnan(back[1][2])
+    assert back[2]["W"].dtype == np.float32 and back[3].dtype == np.int8
+    assert back[0].flags.writeable
+
+
+def test_wire_sends_subclasses_and_objects_as_plain_data_only():
+    class Liar(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    back = roundtrip([np.zeros((2, 2)).view(Liar), object(), np.array([object()], dtype=object)])
+    assert type(back[0]) is np.ndarray
+    assert isinstance(back[1], wire.Opaque) and isinstance(back[2], wire.Opaque)
+
+
+@pytest.mark.parametrize("tree, buffers", [
+    ({"__nd__": 0, "dtype": "|O", "shape": [1]}, [b"12345678"]),  # object arrays would unpickle
+    ({"__nd__": 0, "dtype": "<f8", "shape": [10**9]}, [b"12345678"]),  # size does not match the bytes
+    ({"__nd__": 3, "dtype": "<f8", "shape": [1]}, [b"12345678"]),  # no such buffer
+    ({"__pickle__": "gASV"}, []),
+    ({"__fn__": "os.system"}, []),  # functions never cross towards the trusted side
+])
+def test_wire_rejects_anything_unexpected(tree, buffers):
+    with pytest.raises(wire.WireError):
+        wire.decode(tree, buffers)
+
+
+def test_wire_rejects_oversized_frames():
+    import socket
+
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(wire.pack({"x": 1}, [b"0" * 5000]))
+        with pytest.raises(wire.WireError):
+            wire.recv(b, max_frame=1000)
+
+
+def test_zygote_holds_no_grader_code(zygote):
+    sandbox = zygote.spawn(Limits())
+    try:
+        reply = sandbox.run_cell("import sys\nsorted(m for m in sys.modules if m.startswith('autograder'))", 10)
+    finally:
+        sandbox.close()
+    loaded = eval(reply["result"])
+    assert loaded and all(m in ("autograder", "autograder.activations", "autograder.student")
+                          or m.startswith("autograder.sandbox") for m in loaded), loaded
+
+
+def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):
+    import time
+
+    sandbox = zygote.spawn(Limits())
+    try:
+        sandbox.run_cell("def f(a, layers, g):\n    a += 1\n    layers[0]['W'][0, 0] = 7\n    return g(a)", 10)
+        student = RemoteStudent(sandbox, time.monotonic() + 10)
+        a, layers = np.zeros((2, 2)), [{"W": np.zeros((1, 1))}]
+        got = student.f(a, layers, ACTIVATIONS["tanh"])
+        assert np.allclose(got, np.tanh(1.0)) and np.all(a == 1) and layers[0]["W"][0, 0] == 7
+        with pytest.raises(StudentError, match="not defined"):
+            student.missing()
+    finally:
+        sandbox.close()
+
+
+def sandbox_namespace_cells(path):
+    nb = read_notebook(path)
+    return [python_source(visible_part(c.source) if is_test_cell(c) else c.source)
+            for c in nb.cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("assignment", available_assignments())
+def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_path):
+    """Every catalogue answer: each grader case earns the same in a kernel-like namespace and remotely."""
+    import time
+
+    from autograder.course import ROOT
+
+    for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
+        path = write_submission(assignment, tmp_path / f"s{index}", [answer])
+        local = NamespaceStudent(load_namespace(path))
+        sandbox = zygote.spawn(Limits())
+        try:
+            sandbox.send_modules({"selfcheck": (ROOT / "source" / assignment / "selfcheck.py").read_text()})
+            for source in sandbox_namespace_cells(path):
+                sandbox.run_cell(source, 30)
+            remote = RemoteStudent(sandbox, time.monotonic() + 60)
+            here = run_exercise(assignment, answer.exercise, local)
+            there = run_exercise(assignment, answer.exercise, remote)
+        finally:
+            sandbox.close()
+        assert [c.earned for c in there.cases] == [c.earned for c in here.cases], answer.label
+        assert there.hints == here.hints, answer.label
+
+
+def test_bare_level_still_grades_and_says_what_is_off(tmp_path):
+    with Zygote(level="bare") as z:
+        assert z.info.level == "bare"
+        assert {"hidden files", "pid namespace", "unprivileged uid"} <= set(z.info.missing)
+        sandbox = z.spawn(Limits())
+        try:
+            reply = sandbox.run_cell("import os\nos.getcwd()", 10)
+            assert "autograder-scratch-" in reply["result"]
+            reply = sandbox.run_cell("import socket\nsocket.socket()", 10)
+            assert reply["error"]["ename"] == "PermissionError"  # seccomp still refuses sockets
+        finally:
+            sandbox.close()
