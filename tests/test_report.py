@@ -260,6 +260,17 @@ def test_misconceptions_are_counted_once_per_student_from_the_result_files(cours
     assert expected["wrong_axis"] == 2 and expected["sigmoid_sign"] == expected["modifies_input"] == 1
     shown = {m["row"]: int(m["text"]) for m in seen["metrics"] if m["metric"] == "students"}
     assert shown == expected
+    # Per exercise, the most common one counts students in that exercise only (wrong_axis: 1 and 1, not 2).
+    per_exercise: dict[str, dict[str, int]] = {}
+    for result in results.values():
+        for cell in result.cells:
+            for hint in cell.exercise.hints if cell.exercise else []:
+                counts = per_exercise.setdefault(cell.grade_id.removeprefix("test_"), {})
+                counts[hint] = counts.get(hint, 0) + 1
+    tops = {m["row"]: m["text"] for m in seen["metrics"] if m["metric"] == "top-misconception"}
+    assert tops == {exercise: "{} ({})".format(*min(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+                    for exercise, counts in per_exercise.items()}
+    assert tops["concat_weights"] == "wrong_axis (1)" and tops["concat_state_input"] == "wrong_axis (1)"
     assert metric(seen, "with-results") == "3"
     # ben and eve were graded by plain nbgrader: the page says their misconception data is unavailable.
     assert metric(seen, "without-results") == "2"

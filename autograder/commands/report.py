@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     for exercise in data.exercises:
         top = data.top_misconception(exercise)
         rows.append((exercise.label, exercise.max_score, data.exercise_mean(exercise), data.pass_rate(exercise),
-                     f"{top.hint} ({len(top.students)})" if top else ""))
+                     f"{top[0]} ({top[1]})" if top else ""))
     console.print(exercise_table(rows, title=f"{data.assignment}: exercises"))
     unavailable = f"{len(data.without_results)} (no result file)" if data.without_results else "0"
     console.print(summary_table([

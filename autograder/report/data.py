@@ -49,7 +49,11 @@ class Misconception:
     hint: str
     text: str
     students: list[str]  # each student counted once, however many checks named it
-    exercises: list[str]  # the exercises where it was named
+    by_exercise: dict[str, list[str]]  # exercise label -> the students it was named for there
+
+    @property
+    def exercises(self) -> list[str]:
+        return sorted(self.by_exercise)
 
 
 @dataclass
@@ -121,10 +125,14 @@ class ClassData:
         """Grade cells in the result files where the graders did not run, so no misconception was named."""
         return sum(cell.exercise is None for submission in self.with_results for cell in submission.result.cells)
 
-    def top_misconception(self, exercise: Exercise) -> Misconception | None:
-        named = [m for m in self.misconceptions if exercise.label in m.exercises]
-        return named[0] if named else None  # misconceptions are sorted most frequent first
-
+    def top_misconception(self, exercise: Exercise) -> tuple[str, int] | None:
+        """The misconception named for the most students in this exercise, and how many."""
+        counts = [(len(m.by_exercise[exercise.label]), m.hint) for m in self.misconceptions
+                  if exercise.label in m.by_exercise]
+        if not counts:
+            return None
+        count, hint = min(counts, key=lambda pair: (-pair[0], pair[1]))
+        return hint, count
 
 def open_gradebook(course: Path) -> Gradebook:
     path = course / GRADEBOOK
@@ -199,15 +207,15 @@ def load_results(course: Path, assignment: str) -> tuple[dict[str, SubmissionRes
 
 def _misconceptions(submissions: list[Submission], exercises: list[Exercise]) -> list[Misconception]:
     labels = {exercise.grade_id: exercise.label for exercise in exercises}
-    students: dict[str, set[str]] = {}
-    seen_in: dict[str, set[str]] = {}
+    named: dict[str, dict[str, set[str]]] = {}  # hint -> exercise label -> students
     for submission in submissions:
         for cell in submission.result.cells if submission.result else []:
             for hint in cell.exercise.hints if cell.exercise else []:
-                students.setdefault(hint, set()).add(submission.student)
-                seen_in.setdefault(hint, set()).add(labels.get(cell.grade_id, cell.grade_id))
-    found = [Misconception(hint, hint_text(hint), sorted(students[hint]), sorted(seen_in[hint]))
-             for hint in students]
+                label = labels.get(cell.grade_id, cell.grade_id)
+                named.setdefault(hint, {}).setdefault(label, set()).add(submission.student)
+    found = [Misconception(hint, hint_text(hint), sorted(set().union(*where.values())),
+                           {label: sorted(students) for label, students in where.items()})
+             for hint, where in named.items()]
     return sorted(found, key=lambda m: (-len(m.students), m.hint))
 
 

@@ -93,7 +93,8 @@ def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
             + _metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
             + (_metric("self-check-failed", str(data.self_check_failures(exercise)), "td", "num")
                if data.with_results else '<td class="num">—</td>')
-            + f"<td>{f'<code>{escape(top.hint)}</code>' if top else '—'}</td></tr>"
+            + (f'<td data-metric="top-misconception"><code>{escape(top[0])}</code> ({top[1]})</td></tr>'
+               if top else "<td>—</td></tr>")
         )
     return (
         "<h2>Exercises</h2>"
