@@ -3,7 +3,7 @@
 
 def test_executed_solution_prints_245_from_both_formulas(graded_classes):
     notebook = graded_classes["hidden_state_activation"].autograded("solution")
-    printed = "\n".join(out.get("text", "") for cell in notebook.cells for out in cell.get("outputs", []))
+    printed = "".join(out.get("text", "") for cell in notebook.cells for out in cell.get("outputs", []))
     assert "W_h =\n [[1 1 9 9 9]\n [1 1 9 9 9]\n [1 1 9 9 9]]" in printed
     assert "formula 1:\n [[245]\n [245]\n [245]]" in printed
     assert "formula 2:\n [[245]\n [245]\n [245]]" in printed
