@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 
 from autograder.catalogue.classroom import plan_class, write_class
 from autograder.course import ROOT, CourseError, available_assignments, nbgrader, new_course
+from autograder.lms.demo import demo_step
 from autograder.terminal import make_console, score_table, summary_table
 
 DEMO = ROOT / "demo"
@@ -38,12 +39,12 @@ def score_rows(course: Path, assignment: str) -> tuple[list[tuple[str, float]], 
     return [(name.removeprefix("test_"), points) for name, points in cells], rows
 
 
-def run(students: int) -> int:
+def run(students: int, course: Path = DEMO) -> int:
     console = make_console()
     started = time.perf_counter()
-    if DEMO.exists():
-        shutil.rmtree(DEMO)
-    course = new_course(DEMO)
+    if course.exists():
+        shutil.rmtree(course)
+    course = new_course(course)
     assignments = available_assignments()
     for assignment in assignments:
         step(console, f"{assignment}: release (nbgrader generate_assignment)",
@@ -55,6 +56,8 @@ def run(students: int) -> int:
         step(console, f"{assignment}: feedback (nbgrader generate_feedback)",
              lambda a=assignment: nbgrader(course, "generate_feedback", a, "--force"))
     step(console, "export grades (nbgrader export)", lambda: nbgrader(course, "export"))
+    console.rule("LMS: roster, Canvas CSV, dry-run push")
+    lms_files = demo_step(course, list(assignments), out=console.print)
 
     for assignment in assignments:
         exercises, rows = score_rows(course, assignment)
@@ -64,6 +67,7 @@ def run(students: int) -> int:
         ("gradebook", course / "gradebook.db"),
         ("feedback", course / "feedback"),
         ("grades CSV", course / "grades.csv"),
+        *[("LMS", path) for path in lms_files],
         ("run time", f"{time.perf_counter() - started:.0f} s"),
     ], title="demo done"))
     return 0
@@ -72,9 +76,10 @@ def run(students: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20, help="class size per assignment")
+    parser.add_argument("--course", type=Path, default=DEMO, help="folder to (re)create the demo course in")
     args = parser.parse_args()
     try:
-        return run(args.students)
+        return run(args.students, args.course.resolve())
     except CourseError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 1

@@ -1,0 +1,32 @@
+"""`make demo`'s pipeline end to end on a small class, in a scratch folder."""
+
+import csv
+import subprocess
+import sys
+
+from nbgrader.api import Gradebook
+
+from autograder.course import ROOT, available_assignments
+
+
+def test_demo_grades_a_class_and_prints_the_table(tmp_path):
+    course = tmp_path / "demo"
+    done = subprocess.run([sys.executable, "-m", "autograder.demo", "--students", "10", "--course", str(course)],
+                          cwd=ROOT, capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin",
+                                                                          "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    for assignment in available_assignments():
+        assert f"{assignment}: scores per exercise" in done.stdout
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            submissions = gradebook.assignment_submissions(assignment)
+            assert len(submissions) == 10
+            scores = {s.student_id: s.score for s in submissions}
+        # Every student's gradebook total ends one of their rows in the tables.
+        rows = [line.split() for line in done.stdout.splitlines() if line.startswith("s0")]
+        for student, score in scores.items():
+            assert any(r[0] == student and float(r[-1]) == round(score, 2) for r in rows), student
+        assert len({round(score, 6) for score in scores.values()}) > 1, "a class mixes right and wrong answers"
+    canvas = list(csv.reader((course / "exports" / "canvas.csv").open()))
+    assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert len(canvas) == 2 + 10
+    assert "Dry run" in done.stdout
