@@ -13,10 +13,12 @@ from autograder.terminal import exercise_table, make_console, summary_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="write the class report (HTML with charts) for an assignment",
-                                   description=__doc__.splitlines()[0])
+    parser = subparsers.add_parser(
+        "report", help="write the class report (HTML with charts) for an assignment",
+        description="Write reports/<assignment>.html: score distribution, pass rate per exercise, "
+                    "misconceptions, limits hit, grading time. Run in the course folder.")
     parser.add_argument("assignment", help="the assignment's name, as in the gradebook")
-    parser.add_argument("--output", type=Path, default=Path("reports"),
+    parser.add_argument("--output", type=Path, default=Path("reports"), metavar="DIR",
                         help="folder for the HTML file (default: reports/)")
     parser.set_defaults(run=run)
 
