@@ -95,7 +95,9 @@ def _overwrite(cell: Any, source: SourceNotebook) -> None:
 
 
 def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
-    transform = OverwriteCells().missing_cell_transform
+    def transform(*args: Any, **kwargs: Any) -> nbformat.NotebookNode:
+        return nbformat.from_dict(OverwriteCells().missing_cell_transform(*args, **kwargs))
+
     names = [c.name for c in source.cells]
     present = {}
     for index, cell in enumerate(nb.cells):
@@ -111,6 +113,10 @@ def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
             nb.cells.insert(0, new)
             present[gid] = 0
         else:
+            if names[position - 1] not in present:
+                # nbgrader fails on this notebook too: there is no cell to put the missing one after.
+                raise ValueError(f"grade cell {gid} was deleted and so was the cell before it "
+                                 f"({names[position - 1]}): it cannot be put back")
             previous = present[names[position - 1]] + added
             nb.cells.insert(previous + 1, new)
             present[gid] = present[names[position - 1]]

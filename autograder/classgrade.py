@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
-from autograder.engine import Job, NotebookJob, Outcome, grade_submission
+from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
 from autograder.gradebook import GradebookWriter, with_outputs, write_autograded
 from autograder.notebook import NotebookError, read_notebook
 from autograder.results import SubmissionResult
@@ -124,9 +124,8 @@ def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str
     for source in sources:
         path = folder / f"{source.name}.ipynb"
         if not path.exists() and not path.is_symlink():
-            nb = nbformat.v4.new_notebook()
-            job = notebook_job(source.name, sanitise(nb, source, True), source)
-            jobs.append(NotebookJob(source.name, job.cells, missing=True))
+            cells = [CellJob("test", "", gid, points) for gid, points in source.grade_cells.items()]
+            jobs.append(NotebookJob(source.name, cells, missing=True))
             continue
         try:
             if path.is_symlink() or not path.is_file():

@@ -1,0 +1,77 @@
+"""A scratch course graded by the real `autograder grade` command, for the engine and attack tests."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.catalogue import write_submission
+from autograder.course import nbgrader, new_course
+from autograder.notebook import grade_id
+
+ASSIGNMENT = "hidden_state_activation"
+CLI = str(Path(sys.executable).parent / "autograder")
+
+
+def make_course(root: Path, extra_config: str = "") -> Path:
+    course = new_course(root, (ASSIGNMENT,))
+    if extra_config:
+        with open(course / "nbgrader_config.py", "a") as config:
+            config.write("\n" + extra_config + "\n")
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    return course
+
+
+def submit(course: Path, student: str, answers=(), *, edit=None, files: dict[str, str] | None = None) -> Path:
+    """The reference solution with `answers` swapped in; `edit(notebook)` changes it further."""
+    folder = course / "submitted" / student / ASSIGNMENT
+    path = write_submission(ASSIGNMENT, folder, list(answers), release=course / "release" / ASSIGNMENT)
+    if edit:
+        nb = nbformat.read(str(path), as_version=4)
+        edit(nb)
+        nbformat.write(nb, str(path))
+    for name, text in (files or {}).items():
+        (folder / name).write_text(text)
+    return path
+
+
+def add_cell(source: str, after: str | None = None):
+    """An edit that inserts a code cell (after the cell with grade_id `after`, or first)."""
+    def edit(nb):
+        index = 0
+        if after:
+            index = next(i for i, c in enumerate(nb.cells) if grade_id(c) == after) + 1
+        nb.cells.insert(index, nbformat.v4.new_code_cell(source))
+    return edit
+
+
+def grade(course: Path, *args: str, env: dict[str, str] | None = None,
+          timeout: float = 600) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+                   **(env or {})}
+    return subprocess.run([CLI, "grade", ASSIGNMENT, *args], cwd=course, env=environment, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def scores(course: Path) -> dict[str, dict[str, float]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
+                for s in gb.assignment_submissions(ASSIGNMENT)}
+
+
+def result(course: Path, student: str) -> dict:
+    return json.loads((course / "autograded" / student / ASSIGNMENT / "autograder-result.json").read_text())
+
+
+def outputs_text(course: Path, student: str) -> str:
+    nb = json.loads((course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    parts = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            parts += [out.get("text", ""), out.get("data", {}).get("text/plain", ""), out.get("evalue", "")]
+    return "\n".join(parts)

@@ -1,0 +1,141 @@
+"""`autograder grade` end to end on a scratch course with a real nbgrader gradebook."""
+
+import sqlite3
+import subprocess
+
+import nbformat
+import pytest
+
+from autograder.catalogue import wrong_answers
+from autograder.notebook import grade_id
+from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
+
+FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,
+        "test_formula_2": 6.0, "test_sigmoid": 7.0, "test_hidden_state": 15.0}
+
+
+def delete_cell(gid):
+    def edit(nb):
+        nb.cells = [c for c in nb.cells if grade_id(c) != gid]
+    return edit
+
+
+def replace_test(gid, source):
+    def edit(nb):
+        for cell in nb.cells:
+            if grade_id(cell) == gid:
+                cell.source = source
+    return edit
+
+
+@pytest.fixture(scope="module")
+def course(graded):
+    return graded[0]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = make_course(tmp_path_factory.mktemp("engine") / "course")
+    submit(course, "solution")
+    submit(course, "wrong", [wrong_answers(ASSIGNMENT)[0]])
+    submit(course, "deleted", edit=delete_cell("test_sigmoid"))
+    submit(course, "edited", [wrong_answers(ASSIGNMENT)[0]],
+           edit=replace_test("test_concat_weights", "print('concat_weights: 6 / 6 points')\n6.0"))
+    submit(course, "magic", edit=add_cell("%matplotlib inline\n!echo hi", after="imports"))
+    folder = course / "submitted" / "corrupt" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    (folder / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [ this is not json')
+    (course / "submitted" / "empty" / ASSIGNMENT).mkdir(parents=True)  # no notebook at all
+    done = grade(course)
+    assert done.returncode == 0, done.stderr
+    return course, done.stdout + done.stderr
+
+
+def test_honest_and_edited_submissions_score_as_nbgrader_would(course):
+    got = scores(course)
+    assert got["solution"] == FULL
+    assert got["deleted"] == FULL  # the deleted grade cell was put back and graded
+    assert got["magic"] == FULL  # IPython magics and shell escapes do nothing
+    assert got["wrong"]["test_concat_weights"] < 6.0
+    assert got["edited"] == got["wrong"]  # an edited test cell is replaced by the instructor's
+
+
+def test_unreadable_and_missing_notebooks_are_recorded_not_fatal(graded):
+    course, output = graded
+    got = scores(course)
+    assert got["corrupt"] == dict.fromkeys(FULL, 0.0)
+    assert result(course, "corrupt")["status"] == "unreadable"
+    assert got["empty"] == dict.fromkeys(FULL, 0.0)
+    assert "corrupt: unreadable notebook" in output
+    assert "failed 1" in output and "graded 6" in output
+
+
+def test_results_are_where_nbgrader_puts_them(course):
+    folder = course / "autograded" / "solution" / ASSIGNMENT
+    nb = nbformat.read(str(folder / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    cell = next(c for c in nb.cells if grade_id(c) == "test_sigmoid")
+    assert cell.outputs[-1]["output_type"] == "execute_result" and cell.outputs[-1]["data"]["text/plain"] == "7.0"
+    assert "sigmoid: 7 / 7 points" in outputs_text(course, "solution")
+    assert (folder / "selfcheck.py").read_text() == (course / "source" / ASSIGNMENT / "selfcheck.py").read_text()
+    wrong = nbformat.read(str(course / "autograded" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    cell = next(c for c in wrong.cells if grade_id(c) == "test_concat_weights")
+    assert any(o["output_type"] == "error" for o in cell.outputs)  # the visible self-check failed
+
+
+def test_feedback_and_export_work_on_the_results(course):
+    from autograder.course import nbgrader
+
+    nbgrader(course, "generate_feedback", ASSIGNMENT)
+    assert (course / "feedback" / "solution" / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()
+    nbgrader(course, "export")
+    rows = (course / "grades.csv").read_text().splitlines()
+    assert any(row.startswith(f"{ASSIGNMENT},") and ",solution," in row and ",46.0," in row for row in rows)
+
+
+def test_graded_submissions_are_skipped_unless_forced(course):
+    done = grade(course, "--student", "solution")
+    assert done.returncode == 0 and "skipped 1" in done.stdout
+    done = grade(course, "--student", "solution", "--force")
+    assert done.returncode == 0 and "graded 1" in done.stdout
+    assert scores(course)["solution"] == FULL
+
+
+@pytest.mark.parametrize("args, message", [(["no_such_assignment"], "no such assignment")])
+def test_operational_errors_are_one_line(course, args, message):
+    from tests.grading_course import CLI
+
+    done = subprocess.run([CLI, "grade", *args], cwd=course, capture_output=True, text=True)
+    assert done.returncode == 1 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_broken_config_is_one_line(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Oops(\n")
+    done = grade(tmp_path)
+    assert done.returncode == 1 and "nbgrader_config.py" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_locked_gradebook_is_one_line_and_nothing_is_lost(course):
+    before = scores(course)
+    holder = sqlite3.connect(course / "gradebook.db")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        done = grade(course, "--student", "wrong", "--force", env={"AUTOGRADER_GRADEBOOK_TIMEOUT": "1"})
+    finally:
+        holder.rollback()
+        holder.close()
+    assert done.returncode == 1 and "locked" in done.stderr.splitlines()[-1]
+    assert scores(course) == before
+
+
+def test_fallback_without_namespaces_grades_and_warns(tmp_path):
+    course = make_course(tmp_path / "course")
+    submit(course, "solution")
+    submit(course, "wrong", [wrong_answers(ASSIGNMENT)[2]])
+    reference = make_course(tmp_path / "reference")
+    done = grade(course, env={"AUTOGRADER_SANDBOX": "bare"})
+    assert done.returncode == 0, done.stderr
+    assert "WARNING" in done.stderr and "OFF" in done.stderr and "hidden files" in done.stderr
+    got = scores(course)
+    assert got["solution"] == FULL and got["wrong"]["test_concat_weights"] < 6.0
+    del reference
