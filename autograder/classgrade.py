@@ -174,6 +174,7 @@ class Summary:
     graded: int = 0
     unreadable: int = 0
     skipped: int = 0
+    errors: int = 0  # not graded because of a fault in the grader itself (left as they were)
     limits: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -251,6 +252,13 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
                     outcome = future.result()
                 except BrokenProcessPool:
                     broken.append((prepared, tries))
+                    continue
+                except Exception as exc:  # a bug of ours: this student stays as they were, the rest go on
+                    summary.errors += 1
+                    summary.problems.append(f"{prepared.student}: NOT GRADED, internal error: "
+                                            f"{type(exc).__name__}: {exc}"[:300])
+                    if progress:
+                        progress.advance(task)
                     continue
                 finish(prepared, outcome)
             if broken:

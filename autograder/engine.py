@@ -63,6 +63,12 @@ class Outcome:
     protections_off: list[str] = field(default_factory=list)
 
 
+LIMIT_NOTES = {
+    "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
+    "memory": "memory limit: it asked for more than {limits.memory_mb} MB",
+    "processes": "process limit: it tried to start more than {limits.processes} processes",
+}
+
 _zygote: Zygote | None = None
 
 
@@ -102,6 +108,9 @@ def grade_submission(job: Job, zygote: Zygote | None = None) -> Outcome:
             limits_hit |= sandbox.limits_hit
         outcome.outputs[notebook.name] = outputs
     result.limits_hit = sorted(limits_hit)
+    for limit in result.limits_hit:
+        if limit in LIMIT_NOTES:
+            notes.append(LIMIT_NOTES[limit].format(limits=job.limits))
     result.message = "; ".join(dict.fromkeys(notes))[:2000]
     result.seconds = round(time.monotonic() - started, 4)
     outcome.sandbox_level = zygote.info.level if zygote.info else ""

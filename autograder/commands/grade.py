@@ -7,7 +7,6 @@ Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line
 
 import os
 import sys
-import time
 from pathlib import Path
 
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed, which builds a grammar for a
@@ -69,7 +68,8 @@ def print_summary(summary, assignment: str, err) -> None:
     done = summary.graded + summary.unreadable
     each = f" ({1000 * summary.seconds / done:.1f} ms each)" if done else ""
     limits = ", ".join(f"{k} {v}" for k, v in sorted(summary.limits.items())) or "none"
-    print(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable), "
+    errors = f", NOT GRADED {summary.errors} (internal errors)" if summary.errors else ""
+    print(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
           f"skipped {summary.skipped} (already graded), limits hit: {limits}; "
           f"{summary.seconds:.1f} s{each}")
     for line in summary.problems[:30]:
@@ -83,4 +83,3 @@ def print_summary(summary, assignment: str, err) -> None:
                       + "; ".join(f"{name} ({isolation.PROTECTIONS[name][1]})" for name in summary.protections_off))
         else:
             print(f"sandbox: {summary.sandbox_level} isolation, all protections on")
-    time.sleep(0)

@@ -201,7 +201,8 @@ class Sandbox:
             self.kill()
             self._died(f"the submission's process sent something unreadable ({exc})", "crash")
         finally:
-            self.sock.settimeout(None)
+            if self.sock.fileno() >= 0:  # not closed by _died
+                self.sock.settimeout(None)
         raise AssertionError("unreachable")
 
     def _died(self, message: str, limit: str) -> None:
@@ -284,7 +285,7 @@ def _checked_cell_reply(header: dict, sandbox: Sandbox) -> dict[str, Any]:
     outputs = []
     for item in header.get("outputs", []) if isinstance(header.get("outputs"), list) else []:
         if isinstance(item, list) and len(item) == 2 and item[0] in ("stdout", "stderr") and isinstance(item[1], str):
-            outputs.append((item[0], item[1][:sandbox.limits.output_chars]))
+            outputs.append((item[0], item[1][:sandbox.limits.output_chars + 200]))  # + the runtime's note
     result = header.get("result")
     error = header.get("error")
     if isinstance(error, dict):
