@@ -1,0 +1,41 @@
+"""`autograder grade` gives every grade cell the score the real `nbgrader autograde` gives, over both
+assignments' catalogues (the solution, a blank release, every correct and every wrong answer)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.course import available_assignments, nbgrader, new_course
+from tests.nbgrader_class import student_ids, submit
+
+
+def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
+    from nbgrader.api import Gradebook
+
+    course = new_course(root, (assignment,))
+    nbgrader(course, "generate_assignment", assignment, "--force")
+    for student, answer in student_ids(assignment).items():
+        submit(course, assignment, student, [answer] if answer else [], blank=student == "blank")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", assignment], cwd=course,
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
+                for s in gb.assignment_submissions(assignment)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", available_assignments())
+def test_same_scores_as_nbgrader_autograde(assignment, graded_classes, tmp_path):
+    reference = graded_classes[assignment].scores
+    ours = grade_ours(tmp_path / "course", assignment)
+    assert set(ours) == set(reference)
+    differ = {s: (ours[s], reference[s]) for s in reference if ours[s] != reference[s]}
+    assert not differ
+    # The catalogue is not trivial: some answers lose points, some keep them all.
+    totals = {sum(cells.values()) for cells in reference.values()}
+    assert len(totals) > 2
