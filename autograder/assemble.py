@@ -155,6 +155,20 @@ def hidden_part(source: str) -> str:
     return "\n".join(lines)
 
 
+def _graders_first(source: str) -> bool:
+    """Does the hidden grade call come before the first visible statement of the cell?"""
+    hidden = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped in (HIDDEN_BEGIN, HIDDEN_END):
+            hidden = stripped == HIDDEN_BEGIN
+        elif hidden and "grade(" in stripped:
+            return True
+        elif not hidden and stripped and not stripped.startswith("#"):
+            return False
+    return False
+
+
 def notebook_job(name: str, nb: nbformat.NotebookNode, source: SourceNotebook) -> NotebookJob:
     """What the engine runs, cell by cell, aligned with `nb.cells`."""
     cells = []
@@ -169,7 +183,7 @@ def notebook_job(name: str, nb: nbformat.NotebookNode, source: SourceNotebook) -
             if HIDDEN_BEGIN in cell.source:
                 assignment, exercise = grade_call(hidden_part(cell.source), gid)
                 cells.append(CellJob("test", python_source(visible_part(cell.source)), gid, points,
-                                     assignment, exercise))
+                                     assignment, exercise, graders_first=_graders_first(cell.source)))
             else:  # a plain visible test: all its code runs in the sandbox, as in nbgrader
                 cells.append(CellJob("test", python_source(cell.source), gid, points))
         else:

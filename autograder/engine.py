@@ -24,6 +24,7 @@ class CellJob:
     points: float = 0.0
     assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
     exercise: str | None = None
+    graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
 
 
 @dataclass
@@ -144,16 +145,22 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, result: Sub
             outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
             continue
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
+        early, first_out = None, []
+        if cell.kind == "test" and cell.exercise and cell.graders_first:
+            # The cell calls the hidden graders before its visible check: same order here, so the
+            # feedback is printed above the check's output or error, as in the kernel.
+            early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
+            first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
         try:
             reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(),
                                      display=cell.kind == "code" or cell.exercise is None)
         except SandboxDied as died:
             notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
             if cell.kind == "test":
-                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died)))
-            outputs.append([_error("SandboxStopped", str(died))])
+                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
+            outputs.append(first_out + [_error("SandboxStopped", str(died))])
             continue
-        cell_out = _streams(reply["outputs"], job.ignore_pattern, count)
+        cell_out = first_out + _streams(reply["outputs"], job.ignore_pattern, count)
         if reply["error"]:
             cell_out.append({"output_type": "error", **reply["error"]})
             if reply["error"]["ename"] == "TimeoutError":
@@ -166,15 +173,15 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, result: Sub
             continue
         outputs.append(cell_out)
         result.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
-                                             run_exercise))
+                                             run_exercise, early))
     return outputs
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, run_exercise: Any) -> CellResult:
+                     job: Job, count: int, run_exercise: Any, exercise: Any = None) -> CellResult:
     if reply["error"]:
         error = reply["error"]
-        return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000])
+        return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
     stderr = "".join(o["text"] for o in cell_out if o.get("name") == "stderr")
     if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
         score = _partial(reply["result"], cell.points)
@@ -182,16 +189,16 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
             cell_out.append(_result(reply["result"], count))
         return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
                           f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
-    exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
+    if exercise is None:
+        exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
+        cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
     score = float(min(max(exercise.score, 0.0), exercise.max_score, cell.points))
-    feedback = exercise.feedback()
     problem = None
     if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
         score, problem = 0.0, str(sandbox.dead)
         cell_out.append(_error("SandboxStopped", problem))
     elif stderr:  # nbgrader's rule: any stderr output in a grade cell scores it 0
         score, problem = 0.0, f"the cell wrote to stderr: {stderr[:300]}"
-    cell_out.append({"output_type": "stream", "name": "stdout", "text": feedback + "\n"})
     if not sandbox.dead:
         cell_out.append(_result(repr(score), count))
     return CellResult(cell.grade_id, cell.points, score, problem, exercise)
