@@ -181,6 +181,7 @@ class Sandbox:
     def request(self, header: dict, buffers: list[bytes] = (), timeout: float = 60.0) -> tuple[dict, list[bytes]]:
         if self.dead:
             raise self.dead
+        timeout = max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
         try:
             wire.send(self.sock, header, buffers)
         except OSError:

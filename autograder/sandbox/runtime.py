@@ -92,6 +92,7 @@ class Runtime:
         self.chunks: list[list[str]] = []
         self.limits: set[str] = set()
         self.interruptible = False
+        self.pending = False  # an interrupt that arrived between receiving a request and running it
         self.count = 0
         self.namespace: dict[str, Any] = {
             "__name__": "__main__", "__builtins__": builtins, "get_ipython": _NoIPython,
@@ -116,6 +117,12 @@ class Runtime:
     def _on_sigint(self, signum: int, frame: Any) -> None:
         if self.interruptible:
             raise _Interrupted()
+        self.pending = True
+
+    def _start_student_code(self) -> None:
+        self.interruptible = True
+        if self.pending:  # the grader gave up before this request's code even started
+            raise _Interrupted()
 
     # requests -------------------------------------------------------------------------------------
     def serve(self) -> None:
@@ -125,6 +132,7 @@ class Runtime:
                 header, buffers = wire.recv(self.sock)
             except EOFError:
                 return
+            self.pending = False  # an interrupt meant for an earlier, finished request
             op = header.get("op")
             if op == "modules":
                 sys.meta_path.insert(0, _InstructorModules(header["sources"]))
@@ -145,8 +153,8 @@ class Runtime:
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = _Output(self, "stdout"), _Output(self, "stderr")
         try:
-            self.interruptible = True
             try:
+                self._start_student_code()
                 tree = ast.parse(source, name)
                 last = None
                 if display and tree.body and isinstance(tree.body[-1], ast.Expr) \
@@ -183,8 +191,8 @@ class Runtime:
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = _Discard(self, "discard")
         try:
-            self.interruptible = True
             try:
+                self._start_student_code()
                 value = function(*args, **kwargs)
             finally:
                 self.interruptible = False
