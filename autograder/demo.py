@@ -1,13 +1,18 @@
-"""`make demo`: a course graded end to end, in its own folder `demo/` (never the repository's course).
+"""`make demo`: a whole class graded end to end, in its own folder `demo/` (never the repository's course).
 
-Release both assignments with nbgrader, synthesise a class, grade it, generate feedback, export grades,
-and print the score table with the paths of what was written.
+Releases both assignments with nbgrader, synthesises a class (correct answers written many ways, every
+known mistake, blank notebooks, a few adversarial submissions), grades it with the sandboxed
+`autograder grade`, generates nbgrader feedback, imports an LMS roster and writes a Canvas CSV with a
+dry-run push, writes the class report, and ends with a summary and the paths of what it wrote.
 """
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +34,14 @@ def step(console, label: str, action: Callable[[], object]) -> object:
     return result
 
 
-def score_rows(course: Path, assignment: str) -> tuple[list[tuple[str, float]], list[tuple[str, list]]]:
+def autograder(course: Path, *args: str) -> None:
+    """Run an `autograder` command as an instructor would, its progress bar and tables on this terminal."""
+    command = [str(Path(sys.executable).parent / "autograder"), *args]
+    if subprocess.run(command, cwd=course, env=dict(os.environ)).returncode != 0:
+        raise CourseError(f"`autograder {' '.join(args)}` failed in {course}")
+
+
+def class_scores(course: Path, assignment: str) -> tuple[list[tuple[str, float]], list[tuple[str, list]]]:
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         cells = [(c.name, c.max_score) for c in gradebook.find_notebook(assignment, assignment).grade_cells]
         rows = []
@@ -45,37 +57,52 @@ def run(students: int, course: Path = DEMO) -> int:
     if course.exists():
         shutil.rmtree(course)
     course = new_course(course)
-    assignments = available_assignments()
+    assignments = list(available_assignments())
+    kinds: Counter[str] = Counter()
     for assignment in assignments:
         step(console, f"{assignment}: release (nbgrader generate_assignment)",
              lambda a=assignment: nbgrader(course, "generate_assignment", a, "--force"))
-        step(console, f"{assignment}: {students} synthetic submissions",
-             lambda a=assignment: write_class(course, a, plan_class(a, students)))
-        step(console, f"{assignment}: grade (nbgrader autograde)",
-             lambda a=assignment: nbgrader(course, "autograde", a, "--force"))
-        step(console, f"{assignment}: feedback (nbgrader generate_feedback)",
-             lambda a=assignment: nbgrader(course, "generate_feedback", a, "--force"))
-    step(console, "export grades (nbgrader export)", lambda: nbgrader(course, "export"))
-    console.rule("LMS: roster, Canvas CSV, dry-run push")
-    lms_files = demo_step(course, list(assignments), out=console.print)
-
+        plan = plan_class(assignment, students)
+        kinds.update(submission.kind for submission in plan)
+        step(console, f"{assignment}: {students} submissions "
+                      f"({', '.join(f'{n} {k}' for k, n in Counter(s.kind for s in plan).most_common())})",
+             lambda a=assignment, p=plan: write_class(course, a, p))
+    grading_started = time.perf_counter()
     for assignment in assignments:
-        exercises, rows = score_rows(course, assignment)
-        console.print(score_table(exercises, rows, title=f"{assignment}: scores per exercise"))
+        console.rule(f"{assignment}: autograder grade")
+        autograder(course, "grade", assignment)
+    grading = time.perf_counter() - grading_started
+    for assignment in assignments:
+        step(console, f"{assignment}: student feedback (nbgrader generate_feedback)",
+             lambda a=assignment: nbgrader(course, "generate_feedback", a, "--force"))
+    console.rule("LMS: roster, Canvas CSV, dry-run push")
+    lms_files = demo_step(course, assignments, out=console.print)
+    for assignment in assignments:
+        console.rule(f"{assignment}: class report")
+        autograder(course, "report", assignment)
+
+    console.rule("scores")
+    for assignment in assignments:
+        exercises, rows = class_scores(course, assignment)
+        console.print(score_table(exercises, rows, title=f"{assignment}: scores per exercise (first 12)",
+                                  max_rows=12))
     console.print(summary_table([
+        ("class", f"{students} students x {len(assignments)} assignments"),
+        ("submissions", ", ".join(f"{n} {k}" for k, n in kinds.most_common())),
+        ("grading (autograder grade)", f"{grading:.1f} s for {students * len(assignments)} submissions"),
+        ("whole demo", f"{time.perf_counter() - started:.0f} s"),
         ("course folder", course),
         ("gradebook", course / "gradebook.db"),
         ("feedback", course / "feedback"),
-        ("grades CSV", course / "grades.csv"),
+        *[("report", course / "reports" / f"{a}.html") for a in assignments],
         *[("LMS", path) for path in lms_files],
-        ("run time", f"{time.perf_counter() - started:.0f} s"),
     ], title="demo done"))
     return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=20, help="class size per assignment")
+    parser.add_argument("--students", type=int, default=200, help="class size per assignment")
     parser.add_argument("--course", type=Path, default=DEMO, help="folder to (re)create the demo course in")
     args = parser.parse_args()
     try:

@@ -19,5 +19,14 @@ class ClearGradeCellTracebacks(NbGraderPreprocessor):
         if is_test_cell(cell):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":
-                    output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+                    output["traceback"] = [f"{output.get('ename', 'Error')}: {explain(output)}"]
         return cell, resources
+
+
+def explain(error: NotebookNode) -> str:
+    """The error's message; a cell stopped at nbgrader's time limit carries none, so say so plainly."""
+    if error.get("evalue"):
+        return error["evalue"]
+    if error.get("ename") in ("KeyboardInterrupt", "CellTimeoutError", "TimeoutError"):
+        return "this cell ran past its time limit and was stopped (look for an endless loop); it scores 0"
+    return "(no message)"

@@ -67,6 +67,9 @@ class ExerciseResult:
     def feedback(self) -> str:
         """What a student reads under the grade cell: each check, its points and why it failed."""
         lines = [f"{self.exercise}: {fmt(self.score)} / {fmt(self.max_score)} points"]
+        if self.score > 0:
+            # nbgrader zeroes a cell whose self-check raises, after these lines were printed.
+            lines.append("  (the cell keeps these points if the self-check below passes, and scores 0 if it fails)")
         previous = None
         explained: set[str] = set()
         for case in self.cases:

@@ -124,3 +124,22 @@ def test_each_hint_is_explained_once_then_named():
     assert "hint [sigmoid_sign]: as explained above" in text.split("[FAIL] b")[1]
     assert "(same problem as above)" in text.split("[FAIL] c")[1].split("[FAIL] d")[0]
     assert "[pass] e  (1/1)" in text
+
+
+def test_grade_cell_errors_keep_only_their_message_and_timeouts_say_so():
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.feedback import ClearGradeCellTracebacks
+
+    def grade_cell(ename: str, evalue: str):
+        cell = new_code_cell("### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS")
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "t", "points": 1}
+        cell.outputs = [new_output("error", ename=ename, evalue=evalue,
+                                   traceback=["Cell In[4], line 2", "----> 2 secret()", f"{ename}: {evalue}"])]
+        return cell
+
+    notebook = new_notebook(cells=[grade_cell("AssertionError", "wrong shape"), grade_cell("CellTimeoutError", "")])
+    cleaned, _ = ClearGradeCellTracebacks().preprocess(notebook, {})
+    first, second = (cell.outputs[0]["traceback"] for cell in cleaned.cells)
+    assert first == ["AssertionError: wrong shape"]
+    assert len(second) == 1 and "time limit" in second[0] and "secret" not in second[0]

@@ -11,7 +11,26 @@ from pathlib import Path
 from autograder.catalogue import Answer, correct_answers, solution_sources, write_submission, wrong_answers
 
 # Share of each kind of submission in a class.
-MIX = {"reference": 0.15, "alternative": 0.35, "mistake": 0.40, "blank": 0.10}
+MIX = {"reference": 0.15, "alternative": 0.33, "mistake": 0.40, "blank": 0.10, "adversarial": 0.02}
+
+# Misbehaving answers for the first exercise: `{def}` is its def line, `{wrong}` a known wrong answer.
+ADVERSARIAL = {
+    "patches-numpy": (
+        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n{wrong}"
+    ),
+    "infinite-loop": "{def}\n    while True:\n        pass",
+    "kills-its-process": "import os\n{def}\n    os._exit(0)",
+    "reads-the-gradebook": "{def}\n    return open('../../../gradebook.db', 'rb').read()",
+    "floods-output": "{def}\n    while True:\n        print('spam ' * 1000)",
+}
+
+
+def adversarial_answers(assignment: str) -> list[Answer]:
+    exercise, source = next(iter(solution_sources(assignment).items()))
+    definition = next(line for line in source.splitlines() if line.startswith("def "))
+    wrong = next(a.code for a in wrong_answers(assignment) if a.exercise == exercise)
+    return [Answer(exercise, name, code.replace("{def}", definition).replace("{wrong}", wrong))
+            for name, code in ADVERSARIAL.items()]
 
 
 @dataclass(frozen=True)
@@ -25,7 +44,7 @@ class Submission:
         if self.kind in ("reference", "blank"):
             return self.kind
         names = ", ".join(a.label for a in self.answers)
-        return f"{self.kind}: {names}" if self.kind == "mistake" else f"{len(self.answers)} alternative forms"
+        return f"{self.kind}: {names}" if self.kind != "alternative" else f"{len(self.answers)} alternative forms"
 
 
 def plan_class(assignment: str, size: int, seed: int = 2026, prefix: str = "s") -> list[Submission]:
@@ -39,6 +58,7 @@ def plan_class(assignment: str, size: int, seed: int = 2026, prefix: str = "s") 
     for answer in correct_answers(assignment):
         correct.setdefault(answer.exercise, []).append(answer)
     wrong = wrong_answers(assignment)
+    attacks = adversarial_answers(assignment)
     plan = []
     for index, kind in enumerate(kinds, start=1):
         answers: tuple[Answer, ...] = ()
@@ -48,6 +68,8 @@ def plan_class(assignment: str, size: int, seed: int = 2026, prefix: str = "s") 
             first = rng.choice(wrong)
             others = [a for a in wrong if a.exercise != first.exercise]
             answers = (first, rng.choice(others)) if rng.random() < 0.3 and others else (first,)
+        elif kind == "adversarial":
+            answers = (attacks[sum(p.kind == kind for p in plan) % len(attacks)],)
         plan.append(Submission(f"{prefix}{index:03d}", kind, answers))
     return plan
 
