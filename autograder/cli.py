@@ -8,6 +8,8 @@ import argparse
 import importlib
 import sys
 
+from autograder.course import tools_on_path
+
 COMMANDS = (
     "autograder.commands.grade",
     "autograder.commands.export",
@@ -36,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tools_on_path()
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)

@@ -8,12 +8,12 @@ nbgrader writes it; the default is `sqlite:///<course root>/gradebook.db`.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from autograder.course import tools_on_path
 
 from .errors import LmsError
 from .identity import Person, load_people
@@ -118,13 +118,6 @@ def course_database(course: Path) -> tuple[str, str]:
     return coursedir.db_url, coursedir.course_id
 
 
-def alembic_on_path() -> None:
-    """nbgrader runs the `alembic` command when it creates a gradebook; it sits beside this interpreter."""
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-
-
 @contextlib.contextmanager
 def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
     """The course's nbgrader Gradebook, closed on exit."""
@@ -137,7 +130,7 @@ def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
             path = course / path
         if not path.is_file():
             raise LmsError(f"{path}: no gradebook yet (run nbgrader autograde or `autograder roster import`)")
-    alembic_on_path()
+    tools_on_path()
     gradebook = Gradebook(db_url, course_id=course_id)
     try:
         yield gradebook

@@ -22,7 +22,7 @@ from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import AssignLatePenalties
 from sqlalchemy.exc import SAWarning
 
-from autograder.lms.gradebook import alembic_on_path
+from autograder.course import tools_on_path
 
 HSA = "hidden_state_activation"
 RUE = "rnn_update_equations"
@@ -104,7 +104,7 @@ def assign_late_penalty(db_url: str, assignment: str, notebook: str, student: st
 
 def build_gradebook(db_url: str) -> None:
     """ada on time, bob two days late (-20%), cyd submitted nothing, dee 1 hour late on RUE only."""
-    alembic_on_path()
+    tools_on_path()
     with Gradebook(db_url, course_id="rnn-test") as gb, warnings.catch_warnings():
         # nbgrader's own add_submission trips SQLAlchemy autoflush warnings; they are not ours to fix.
         warnings.simplefilter("ignore", SAWarning)
