@@ -26,6 +26,9 @@ def test_demo_grades_a_class_and_prints_the_table(tmp_path):
         for student, score in scores.items():
             assert any(r[0] == student and float(r[-1]) == round(score, 2) for r in rows), student
         assert len({round(score, 6) for score in scores.values()}) > 1, "a class mixes right and wrong answers"
+        report = (course / "reports" / f"{assignment}.html").read_text()
+        assert "data:image/png;base64," in report
+        assert len(list((course / "feedback").glob(f"*/{assignment}/{assignment}.html"))) == 10
     canvas = list(csv.reader((course / "exports" / "canvas.csv").open()))
     assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     assert len(canvas) == 2 + 10
