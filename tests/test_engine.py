@@ -132,10 +132,8 @@ def test_fallback_without_namespaces_grades_and_warns(tmp_path):
     course = make_course(tmp_path / "course")
     submit(course, "solution")
     submit(course, "wrong", [wrong_answers(ASSIGNMENT)[2]])
-    reference = make_course(tmp_path / "reference")
     done = grade(course, env={"AUTOGRADER_SANDBOX": "bare"})
     assert done.returncode == 0, done.stderr
     assert "WARNING" in done.stderr and "OFF" in done.stderr and "hidden files" in done.stderr
     got = scores(course)
     assert got["solution"] == FULL and got["wrong"]["test_concat_weights"] < 6.0
-    del reference
