@@ -19,7 +19,7 @@ from nbgrader import utils as nbutils
 from nbgrader.preprocessors import OverwriteCells
 
 from autograder.engine import CellJob, NotebookJob
-from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END, python_source, visible_part
+from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END, hidden_part, python_source, visible_part
 
 
 class AssemblyError(Exception):
@@ -140,19 +140,6 @@ def grade_call(hidden: str, cell_name: str) -> tuple[str, str]:
             return node.args[0].value, node.args[1].value
     raise AssemblyError(f"test cell {cell_name}: its hidden part has no `grade(\"assignment\", \"exercise\", "
                         "globals())` call, so `autograder grade` cannot run it")
-
-
-def hidden_part(source: str) -> str:
-    lines, hidden = [], False
-    for line in source.splitlines():
-        stripped = line.strip()
-        if stripped == HIDDEN_BEGIN:
-            hidden = True
-        elif stripped == HIDDEN_END:
-            hidden = False
-        elif hidden:
-            lines.append(line)
-    return "\n".join(lines)
 
 
 def _graders_first(source: str) -> bool:

@@ -308,8 +308,8 @@ def _apply(settings: Settings, writer: GradebookWriter, assignment: str, sources
 def check_graders(sources: list[SourceNotebook]) -> None:
     """Each hidden `grade(...)` call must name graders worth the cell's points, or every score would be
     off; checked once, before any student, so the mistake is the instructor's one-line error."""
-    from autograder.assemble import grade_call, hidden_part
-    from autograder.notebook import HIDDEN_BEGIN
+    from autograder.assemble import grade_call
+    from autograder.notebook import HIDDEN_BEGIN, hidden_part
     from autograder.runner import max_score
 
     for source in sources:

@@ -42,18 +42,28 @@ def is_test_cell(cell: Any) -> bool:
     return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
-def visible_part(source: str) -> str:
-    """A test cell's source without its hidden section (what students see)."""
-    lines, hidden = [], False
+def split_hidden(source: str) -> tuple[str, str]:
+    """A test cell's source as (what students see, what its hidden regions hold), in order."""
+    parts: tuple[list[str], list[str]] = ([], [])
+    hidden = False
     for line in source.splitlines():
         stripped = line.strip()
         if stripped == HIDDEN_BEGIN:
             hidden = True
         elif stripped == HIDDEN_END:
             hidden = False
-        elif not hidden:
-            lines.append(line)
-    return "\n".join(lines)
+        else:
+            parts[hidden].append(line)
+    return "\n".join(parts[0]), "\n".join(parts[1])
+
+
+def visible_part(source: str) -> str:
+    """A test cell's source without its hidden regions (what students see)."""
+    return split_hidden(source)[0]
+
+
+def hidden_part(source: str) -> str:
+    return split_hidden(source)[1]
 
 
 def python_source(source: str) -> str:
