@@ -63,6 +63,16 @@ class Outcome:
     sandbox_level: str = ""
     protections_off: list[str] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for moving outcomes between machines (a Dask worker to the gradebook writer)."""
+        return {"result": self.result.to_dict(), "outputs": self.outputs, "sandbox_level": self.sandbox_level,
+                "protections_off": self.protections_off}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Outcome":
+        return cls(SubmissionResult.from_dict(data["result"]), data["outputs"], data["sandbox_level"],
+                   data["protections_off"])
+
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",

@@ -38,6 +38,10 @@ class GradebookWriter:
         except sqlalchemy.exc.OperationalError as exc:
             raise GradebookError(f"cannot open the gradebook {db_url}: {_short(exc)}") from None
         self.lock_seconds = lock_seconds
+        # This writer is the only one changing these rows during a run: keeping the assignment's structure
+        # (notebooks, cells) loaded across commits saves re-reading it for every student.
+        self.gb.db.expire_on_commit = False
+        self._assignments: dict[str, Any] = {}
 
     def close(self) -> None:
         self.gb.close()
@@ -106,7 +110,9 @@ class GradebookWriter:
 
     def _submission(self, assignment_name: str, student: Student, timestamp: str | None) -> SubmittedAssignment:
         db = self.gb.db
-        assignment = self.gb.find_assignment(assignment_name)
+        if assignment_name not in self._assignments:
+            self._assignments[assignment_name] = self.gb.find_assignment(assignment_name)
+        assignment = self._assignments[assignment_name]
         submission = db.query(SubmittedAssignment).filter(
             SubmittedAssignment.assignment_id == assignment.id,
             SubmittedAssignment.student_id == student.id).one_or_none()

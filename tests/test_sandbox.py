@@ -143,3 +143,20 @@ def test_bare_level_still_grades_and_says_what_is_off(tmp_path):
             assert reply["error"]["ename"] == "PermissionError"  # seccomp still refuses sockets
         finally:
             sandbox.close()
+
+
+def test_a_job_and_its_outcome_travel_as_json(zygote):
+    """The unit of work can move between machines: job and outcome survive a JSON round trip."""
+    import json
+
+    from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
+
+    job = Job("s1", "hidden_state_activation", [NotebookJob("nb", [
+        CellJob("code", "import numpy as np\ndef sigmoid(z):\n    return 1 / (1 + np.exp(-z))"),
+        CellJob("test", "assert sigmoid(0) == 0.5", "test_sigmoid", 7.0, "hidden_state_activation", "sigmoid"),
+        CellJob("skip"),
+    ])], limits=Limits(cell_seconds=20))
+    job = Job.from_dict(json.loads(json.dumps(job.to_dict())))
+    outcome = Outcome.from_dict(json.loads(json.dumps(grade_submission(job, zygote).to_dict())))
+    assert [(c.grade_id, c.score) for c in outcome.result.cells] == [("test_sigmoid", 7.0)]
+    assert len(outcome.outputs["nb"]) == 3 and outcome.outputs["nb"][1][-1]["data"]["text/plain"] == "7.0"
