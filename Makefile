@@ -46,5 +46,5 @@ bench: install
 	$(BIN)/python -m autograder.bench --n $(N)
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports .pytest_cache
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
