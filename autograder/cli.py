@@ -48,3 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"autograder {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+if __name__ == "__main__":
+    # Run as `python -m autograder.cli`, this file is `__main__`: call the copy the commands import, so the
+    # UserError they raise is the one `main` catches.
+    from autograder.cli import main as imported_main
+
+    sys.exit(imported_main())
