@@ -13,9 +13,9 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # One stub inside every answer region, between ### START CODE HERE ### and ### END CODE HERE ###.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-# Grading: a cell gets 60 s (a hidden grade cell runs a few dozen checks); a stuck cell is interrupted
-# and grading goes on with the next one.
-c.Execute.timeout = 60
+# Grading: a cell gets 30 s, nbgrader's default (a hidden grade cell's checks take well under a second);
+# a stuck cell is interrupted and grading goes on with the next one. `autograder grade` reads it too.
+c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
 
 # A test cell deleted by the student is put back and run, so deleting it neither helps nor hurts.
