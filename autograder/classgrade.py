@@ -5,6 +5,7 @@ Memory stays flat in the class size: at most a few jobs are in flight, and only 
 """
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -20,12 +21,17 @@ import nbformat
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
-from autograder.gradebook import GradebookWriter, with_outputs, write_autograded
+from autograder.gradebook import GradebookWriter, stage_autograded, swap_in, with_outputs
 from autograder.notebook import NotebookError, read_notebook
 from autograder.results import SubmissionResult
 from autograder.sandbox.limits import Limits
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+# Graded submissions are committed to the gradebook together, at most this many or this old: one
+# transaction (and one sync of the journal to disk) per batch instead of per student. A crash loses at
+# most the batch in progress, which the next run grades again; earlier batches stay committed.
+BATCH_SIZE = 50
+BATCH_SECONDS = 0.5
 
 
 class ClassError(Exception):
@@ -228,8 +234,12 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
         return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                                    initargs=(list(hide),))
 
+    batch = Batch(writer)
+
     def finish(prepared: Prepared, outcome: Outcome) -> None:
-        _apply(settings, writer, assignment, sources, prepared, outcome, summary)
+        _apply(settings, writer, assignment, sources, prepared, outcome, summary, batch)
+        if batch.due():
+            batch.commit()
         if progress:
             progress.advance(task)
 
@@ -244,7 +254,9 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
                 pending[pool.submit(_work, prepared.job)] = (prepared, 0)
             if not pending:
                 continue
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=batch.wait_seconds(), return_when=FIRST_COMPLETED)
+            if batch.due():  # a slow submission does not hold finished ones back from the gradebook
+                batch.commit()
             broken = []
             for future in done:
                 prepared, tries = pending.pop(future)
@@ -276,21 +288,74 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
                         finish(prepared, Outcome(result))
                     else:
                         pending[pool.submit(_work, prepared.job)] = (prepared, tries + 1)
+        batch.commit()
     finally:
+        batch.discard()  # only after an error: what was not committed is graded again next run
         pool.shutdown(wait=True, cancel_futures=True)
     summary.seconds = time.monotonic() - started
     return summary
 
 
+class Batch:
+    """Submissions staged in the writer's open transaction, with their autograded folders built but not
+    yet in place. `commit` writes the transaction, then swaps the folders in: a folder never shows a
+    grade the gradebook does not hold. `discard` rolls both back."""
+
+    def __init__(self, writer: GradebookWriter) -> None:
+        self.writer = writer
+        self.folders: list[tuple[Path, Path]] = []  # (staged, destination)
+        self.students: set[str] = set()
+        self.started = 0.0
+
+    def add(self, student: str, staged: Path, dest: Path) -> None:
+        if not self.folders:
+            self.started = time.monotonic()
+        self.folders.append((staged, dest))
+        self.students.add(student)
+
+    def due(self) -> bool:
+        return bool(self.folders) and (len(self.folders) >= BATCH_SIZE
+                                       or time.monotonic() - self.started >= BATCH_SECONDS)
+
+    def wait_seconds(self) -> float | None:
+        return max(self.started + BATCH_SECONDS - time.monotonic(), 0.0) if self.folders else None
+
+    def commit(self) -> None:
+        try:
+            self.writer.commit()
+        except BaseException:
+            self.discard()
+            raise
+        folders, self.folders = self.folders, []
+        self.students.clear()
+        for staged, dest in folders:
+            swap_in(staged, dest)
+
+    def discard(self) -> None:
+        if self.folders:
+            self.writer.rollback()
+        for staged, _ in self.folders:
+            shutil.rmtree(staged, ignore_errors=True)
+        self.folders = []
+        self.students.clear()
+
+
 def _apply(settings: Settings, writer: GradebookWriter, assignment: str, sources: list[SourceNotebook],
-           prepared: Prepared, outcome: Outcome, summary: Summary) -> None:
+           prepared: Prepared, outcome: Outcome, summary: Summary, batch: Batch) -> None:
     result = outcome.result
     executed = {name: with_outputs(nb, outcome.outputs.get(name, [])) for name, nb in prepared.notebooks.items()}
-    writer.record(outcome, prepared.timestamp, {name: nb.cells for name, nb in executed.items()})
-    write_autograded(settings.path("autograded", prepared.student, assignment),
-                     settings.path("submitted", prepared.student, assignment),
-                     settings.path("source", ".", assignment), list(settings.coursedir.ignore),
-                     settings.exclude_overwriting.get(assignment, []), executed, outcome)
+    if prepared.student in batch.students:  # one student's rows (queried by id) are never staged twice
+        batch.commit()
+    try:
+        writer.add(outcome, prepared.timestamp, {name: nb.cells for name, nb in executed.items()})
+        dest = settings.path("autograded", prepared.student, assignment)
+        staged = stage_autograded(dest, settings.path("submitted", prepared.student, assignment),
+                                  settings.path("source", ".", assignment), list(settings.coursedir.ignore),
+                                  settings.exclude_overwriting.get(assignment, []), executed, outcome)
+    except BaseException:
+        batch.discard()  # the writer rolled back the whole open transaction: the batch's folders go too
+        raise
+    batch.add(prepared.student, staged, dest)
     if result.status == "unreadable":
         summary.unreadable += 1
         summary.problems.append(f"{result.student}: unreadable notebook: {result.message}")

@@ -1,9 +1,11 @@
 """The single writer: applies graded submissions to nbgrader's gradebook and the `autograded/` folder,
 as `nbgrader autograde` would leave them, so `generate_feedback`, `export` and the formgrader work on them.
 
-Each submission is one database transaction (student, submission, per-cell auto scores, comments, late
-penalty), committed before its files are swapped into place; a crash mid-class leaves every earlier
-student as graded, and this student either graded in full or not at all (and graded again next run).
+Submissions are committed in batches (one transaction for a few dozen students: their students,
+submissions, per-cell auto scores, comments, late penalties), and each student's autograded folder is
+built beside its place but swapped in only after its batch committed. A crash mid-class leaves every
+student of an earlier batch as graded; the students of the batch in progress are either all graded or
+none of them (and are graded again next run), never half-written.
 """
 
 import dataclasses
@@ -72,21 +74,38 @@ class GradebookWriter:
     def record(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
         """One transaction: the student, the submission and every grade of it. `cells` gives each
         notebook's executed cells (for solution-cell comments and manually graded cells)."""
-        result = outcome.result
-        db = self.gb.db
+        self.add(outcome, timestamp, cells)
+        self.commit()
+
+    def add(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+        """Stage one student's rows in the open transaction; nothing is written for good until `commit`.
+        On any error the whole open transaction (every student staged since the last commit) is rolled
+        back: the caller must then drop those students' staged files too."""
+        self._guarded(self._record, outcome.result, timestamp, cells)
+
+    def commit(self) -> None:
+        """Write every staged student in one transaction (one flush: the ORM inserts each table's new rows
+        with one executemany, and the journal is synced once per batch instead of once per student)."""
+        self._guarded(self.gb.db.commit)
+
+    def rollback(self) -> None:
+        self.gb.db.rollback()
+
+    def _guarded(self, action: Any, *args: Any) -> None:
         try:
-            return self._record(db, result, timestamp, cells)
+            action(*args)
         except sqlalchemy.exc.OperationalError as exc:
-            db.rollback()
+            self.rollback()
             if "locked" in str(exc):
                 raise GradebookError(f"the gradebook is locked by another program (waited {self.lock_seconds:g} s)"
                                      ) from None
             raise GradebookError(f"cannot write the gradebook: {_short(exc)}") from None
         except BaseException:
-            db.rollback()
+            self.rollback()
             raise
 
-    def _record(self, db: Any, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+    def _record(self, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+        db = self.gb.db
         with db.no_autoflush:
             student = db.query(Student).filter(Student.id == result.student).one_or_none()
             if student is None:
@@ -96,17 +115,18 @@ class GradebookWriter:
             scores = {c.grade_id: c.score for c in result.cells}
             for notebook in submission.notebooks:
                 self._grade_notebook(notebook, scores, cells.get(notebook.name), result.status)
-            db.flush()
+            late = submission.total_seconds_late > 0
+            if late:
+                db.flush()  # the notebooks' scores (SQL expressions) are read for the penalty
             for notebook in submission.notebooks:
                 notebook.late_submission_penalty = None
-                if submission.total_seconds_late > 0:
+                if late:
                     from nbgrader.plugins import LateSubmissionPlugin
 
                     penalty = LateSubmissionPlugin().late_submission_penalty(
                         result.student, notebook.score, submission.total_seconds_late)
                     if penalty is not None:
                         notebook.late_submission_penalty = min(max(penalty, 0), notebook.score)
-        db.commit()
 
     def _submission(self, assignment_name: str, student: Student, timestamp: str | None) -> SubmittedAssignment:
         db = self.gb.db
@@ -195,6 +215,13 @@ def write_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str
                      notebooks: dict[str, nbformat.NotebookNode], outcome: Outcome) -> None:
     """Replace `dest` (autograded/<student>/<assignment>) in one rename: the student's other files, the
     instructor's files over them (as nbgrader does), the executed notebooks and the result record."""
+    swap_in(stage_autograded(dest, submitted, source, ignore, keep_student, notebooks, outcome), dest)
+
+
+def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
+                     notebooks: dict[str, nbformat.NotebookNode], outcome: Outcome) -> Path:
+    """Build what `dest` will hold in a hidden folder beside it (same file system, so `swap_in` is a
+    rename) and return that folder; `dest` itself is not touched."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
     try:
@@ -216,6 +243,15 @@ def write_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str
         # What SubmissionResult.save writes, without dataclasses.asdict's deep copies (milliseconds each).
         (build / RESULT_FILE).write_text(json.dumps(plain(outcome.result)))
         os.chmod(build, 0o755)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    return build
+
+
+def swap_in(build: Path, dest: Path) -> None:
+    """Replace `dest` with the staged folder `build` in one rename (the old one is removed after)."""
+    try:
         old = None
         if dest.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=dest.parent))
