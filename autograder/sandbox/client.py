@@ -304,9 +304,21 @@ def _checked_cell_reply(header: dict, sandbox: Sandbox) -> dict[str, Any]:
 
 def _encode_argument(value: Any) -> tuple[Any, list[bytes]]:
     tree, buffers = wire.encode(value, _FUNCTION_NAMES)
-    if "__opaque__" in json.dumps(tree):
+    if _mentions_opaque(tree):
         raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {tree!r:.200}")
     return tree, buffers
+
+
+def _mentions_opaque(tree: Any) -> bool:
+    """`"__opaque__" in json.dumps(tree)` without building the JSON text (it is built again to be sent):
+    the tag, as a key or inside any string, which JSON would show unescaped."""
+    if isinstance(tree, str):
+        return "__opaque__" in tree
+    if isinstance(tree, list):
+        return any(_mentions_opaque(x) for x in tree)
+    if isinstance(tree, dict):
+        return any(_mentions_opaque(k) or _mentions_opaque(v) for k, v in tree.items())
+    return False
 
 
 def _shift(tree: Any, offset: int) -> Any:

@@ -28,6 +28,7 @@ MAX_FRAME = 64 * 1024 * 1024  # an answer bigger than this is not an answer to t
 MAX_DEPTH = 40
 _DTYPE = re.compile(r"^[<>|=]?([biufc]\d{1,2}|b1|\?|U\d{1,6}|S\d{1,6})$")
 _PREFIX = struct.Struct("<QI")
+_FIRST_READ = 1 << 16
 
 
 class WireError(Exception):
@@ -171,12 +172,25 @@ def send(sock: socket.socket, header: dict, buffers: list[bytes] = ()) -> None:
 
 
 def recv(sock: socket.socket, max_frame: int = MAX_FRAME) -> tuple[dict, list[bytes]]:
-    """One frame; EOFError when the peer is gone, WireError when the frame is malformed or too big."""
-    prefix = _recv_exact(sock, _PREFIX.size)
-    body_len, head_len = _PREFIX.unpack(prefix)
+    """One frame; EOFError when the peer is gone, WireError when the frame is malformed or too big.
+
+    Requests and replies alternate, so a frame is all the peer has sent: it is read with one `recv`
+    (most frames are small) rather than one for the prefix and one for the rest. Bytes past the frame
+    break the alternation and are a WireError."""
+    first = sock.recv(_FIRST_READ)
+    if not first:
+        raise EOFError("the other side closed the connection")
+    if len(first) < _PREFIX.size:
+        first += _recv_exact(sock, _PREFIX.size - len(first))
+    body_len, head_len = _PREFIX.unpack_from(first)
     if body_len > max_frame or head_len + 4 > body_len:
         raise WireError(f"a message of {body_len} bytes is over the limit of {max_frame}")
-    body = _recv_exact(sock, body_len - 4)
+    got = len(first) - _PREFIX.size
+    if got > body_len - 4:
+        raise WireError("more than one message arrived at once")
+    body = first[_PREFIX.size:]
+    if got < body_len - 4:
+        body += _recv_exact(sock, body_len - 4 - got)
     try:
         header = json.loads(body[:head_len])
     except (ValueError, RecursionError) as exc:
