@@ -8,8 +8,6 @@ import argparse
 from pathlib import Path
 
 from autograder.cli import UserError
-from autograder.report import ReportError, write_report
-from autograder.terminal import exercise_table, make_console, summary_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,6 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: the CLI registers every command at start-up, and the report's
+    # plotting stack (matplotlib, ~0.5 s) would otherwise be paid by every `autograder grade` too.
+    from autograder.report import ReportError, write_report
+    from autograder.terminal import exercise_table, make_console, summary_table
+
     course = Path.cwd()
     try:
         path, data = write_report(course, args.assignment, args.output)
