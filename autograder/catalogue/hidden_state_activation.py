@@ -26,6 +26,9 @@ def _hs(body: str) -> str:
     return f"def hidden_state(w_hh, w_hx, h_t_prev, x_t, b_h, formula=1, g=sigmoid):\n{body}"
 
 
+# The pre-activation by either formula, as several hidden_state answers compute it.
+_Z = "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
+
 CORRECT = [
     Answer(CW, "hstack", _cw(
         "    ### START CODE HERE ###\n    return np.hstack((w_hh, w_hx))\n    ### END CODE HERE ###")),
@@ -82,8 +85,7 @@ CORRECT = [
         "    if formula == 1:\n        z = np.hstack((w_hh, w_hx)) @ np.vstack((h_t_prev, x_t))\n"
         "    else:\n        z = w_hh @ h_t_prev + w_hx @ x_t\n    z = z + b_h\n    return g(z)")),
     Answer(HS, "float-bias-tile", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return g(z + np.tile(b_h, (1, z.shape[1])))")),
+        _Z + "    return g(z + np.tile(b_h, (1, z.shape[1])))")),
 ]
 
 WRONG = [
@@ -116,19 +118,14 @@ WRONG = [
         "    z = np.asarray(z, dtype=float)\n    np.negative(z, out=z)\n    np.exp(z, out=z)\n"
         "    z += 1\n    np.reciprocal(z, out=z)\n    return z"), "modifies_input"),
     Answer(HS, "bias-after-g", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return g(z) + b_h"), "bias_after_activation"),
+        _Z + "    return g(z) + b_h"), "bias_after_activation"),
     Answer(HS, "no-bias", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return g(z)"), "bias_missing"),
+        _Z + "    return g(z)"), "bias_missing"),
     Answer(HS, "ignores-g", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return sigmoid(z + b_h)"), "ignores_activation"),
+        _Z + "    return sigmoid(z + b_h)"), "ignores_activation"),
     Answer(HS, "no-activation", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return z + b_h"), "activation_missing"),
+        _Z + "    return z + b_h"), "activation_missing"),
     Answer(HS, "1-d-bias", _hs(
-        "    z = formula_1(w_hh, w_hx, h_t_prev, x_t) if formula == 1 else formula_2(w_hh, w_hx, h_t_prev, x_t)\n"
-        "    return g(z + b_h.ravel())"), "broadcast_1d"),
+        _Z + "    return g(z + b_h.ravel())"), "broadcast_1d"),
     Answer(HS, "elementwise", _hs("    return g(w_hh * h_t_prev + w_hx * x_t + b_h)"), "elementwise_product"),
 ]
