@@ -1,10 +1,15 @@
 """Random inputs from a fixed seed: the same for every submission, never the worked example."""
 
+import functools
 import zlib
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
 SEED = 20261122
+
+Made = TypeVar("Made")
 
 
 def rng_for(label: str) -> np.random.Generator:
@@ -18,3 +23,46 @@ def normal(rng: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndar
 
 def integers(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return rng.integers(-5, 6, size=shape)
+
+
+def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
+    """`make` (of hashable arguments) run once per process: a case's inputs are the same for every submission.
+
+    The arrays are shared between calls and read-only, so an accidental in-place change raises instead of
+    corrupting every later submission's data; each call gets its own lists and dicts around them. Students
+    never see these arrays: graders hand them fresh copies.
+    """
+    made = functools.cache(lambda *args, **kwargs: _freeze(make(*args, **kwargs)))
+
+    @functools.wraps(make)
+    def shared(*args: Any, **kwargs: Any) -> Made:
+        return _containers(made(*args, **kwargs))
+
+    return shared
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _freeze(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _freeze(item)
+    return value
+
+
+def _containers(value: Any) -> Any:
+    """New lists, tuples and dicts holding the same (read-only) arrays."""
+    if isinstance(value, list | tuple):
+        return type(value)(map(_containers, value))
+    if isinstance(value, dict):
+        return {key: _containers(item) for key, item in value.items()}
+    return value
+
+
+@fixed
+def normal_for(label: str, *shape: int, scale: float = 1.0) -> np.ndarray:
+    """One array drawn from the generator of `label` (shared and read-only, see `fixed`)."""
+    return normal(rng_for(label), *shape, scale=scale)

@@ -5,7 +5,7 @@ from autograder.activations import sigmoid
 from autograder.checks import CheckFailed, as_numeric
 from autograder.graders.hidden_state_activation import reference as ref
 from autograder.graders.judge import judge, judge_unmodified
-from autograder.graders.randomdata import normal, rng_for
+from autograder.graders.randomdata import normal_for
 
 SHAPES = {"(4, 3)": (4, 3), "(5, 1)": (5, 1), "1-D (6,)": (6,), "3-D (2, 3, 4)": (2, 3, 4)}
 
@@ -13,7 +13,7 @@ SHAPES = {"(4, 3)": (4, 3), "(5, 1)": (5, 1), "1-D (6,)": (6,), "3-D (2, 3, 4)":
 @pytest.mark.points(1)
 @pytest.mark.parametrize("shape", list(SHAPES.values()), ids=list(SHAPES))
 def test_value(student, shape):
-    z = normal(rng_for(f"sigmoid {shape}"), *shape, scale=3.0)
+    z = normal_for(f"sigmoid {shape}", *shape, scale=3.0)
     judge(student, "sigmoid", {"z": z}, sigmoid, ref.SIGMOID_MISTAKES)
 
 
@@ -34,4 +34,4 @@ def test_large_magnitudes_stay_finite(student):
 
 @pytest.mark.points(1)
 def test_input_unmodified(student):
-    judge_unmodified(student, "sigmoid", {"z": normal(rng_for("sigmoid unmodified"), 3, 4)})
+    judge_unmodified(student, "sigmoid", {"z": normal_for("sigmoid unmodified", 3, 4)})

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from autograder.graders.randomdata import normal, rng_for
+from autograder.graders.randomdata import fixed, normal, rng_for
 
 # Weights of scale 0.5 keep tanh away from saturation, so a state that was not carried still shows.
 WEIGHT_SCALE = 0.5
@@ -35,6 +35,7 @@ class Shape:
     T: int
     integer: bool = False
 
+    @fixed
     def arrays(self, salt: str = "") -> dict[str, np.ndarray]:
         rng = rng_for(self.label + salt)
         n_x, n_h, n_y, m, T, i = self.n_x, self.n_h, self.n_y, self.m, self.T, self.integer
@@ -77,6 +78,7 @@ class Stack:
     T: int
     integer: bool = False
 
+    @fixed
     def arrays(self, salt: str = "", initial_states: bool = False) -> dict:
         """xs, layers and h0s (None unless `initial_states`), in the contract's argument order."""
         rng = rng_for(self.label + salt)
@@ -116,6 +118,7 @@ class Targets:
     m: int
     integer: bool = False
 
+    @fixed
     def arrays(self, salt: str = "") -> dict[str, np.ndarray]:
         rng = rng_for(self.label + salt)
         shape = (self.T, self.n_y, self.m)
