@@ -5,6 +5,7 @@ the student's answer is wrong, the first mistake that reproduces it names the mi
 diagnoses (transpose, (n,) broadcast into (n, n), a lost dimension) cover mistakes no variant spells out.
 """
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,6 +17,9 @@ RTOL = 1e-6
 ATOL = 1e-8
 
 Mistakes = Mapping[str, Callable[[], Any]]
+# How a message names the call it judged; a callable is only called when a check fails, so the passing path
+# (most checks of most submissions) never formats a label.
+Label = str | Callable[[], str]
 
 
 class CheckFailed(AssertionError):
@@ -38,36 +42,51 @@ def show(value: Any) -> str:
     return f"{type(value).__name__} {text[:80]}"
 
 
-def as_numeric(value: Any, what: str) -> np.ndarray:
+def label_text(what: Label) -> str:
+    return what if isinstance(what, str) else what()
+
+
+def as_numeric(value: Any, what: Label) -> np.ndarray:
     """The answer as a numeric array, or a CheckFailed that says what came back instead."""
     if value is None:
-        raise CheckFailed(f"{what} returned None: did you forget `return`?", "not_an_array")
+        raise CheckFailed(f"{label_text(what)} returned None: did you forget `return`?", "not_an_array")
     try:
         array = np.asarray(value)
     except Exception as exc:  # a ragged list or an object NumPy cannot read
-        raise CheckFailed(f"{what} returned {show(value)}, which is not an array ({exc})", "not_an_array") from None
+        raise CheckFailed(f"{label_text(what)} returned {show(value)}, which is not an array ({exc})",
+                          "not_an_array") from None
     if array.dtype.kind not in "biuf":
-        raise CheckFailed(f"{what} returned {show(value)}: expected numbers", "not_an_array")
+        raise CheckFailed(f"{label_text(what)} returned {show(value)}: expected numbers", "not_an_array")
     return array
 
 
 def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> bool:
-    """Same shape and values within tolerance; nan never matches."""
-    return got.shape == expected.shape and bool(
-        np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol)
-    )
+    """Same shape and values within tolerance (np.allclose's); nan never matches."""
+    if got.shape != expected.shape:
+        return False
+    x, y = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    if np.isfinite(y).all():
+        # np.isclose's own formula, without its per-call set-up (this runs for every check): with a finite
+        # expected value its inf and exact-equality terms change nothing.
+        return bool((np.abs(x - y) <= atol + rtol * np.abs(y)).all())
+    return bool(np.allclose(x, y, rtol=rtol, atol=atol))
+
+
+def close_number(got: float, expected: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """np.isclose for two Python numbers, in plain float arithmetic (the same IEEE operations)."""
+    return got == expected or (math.isfinite(expected) and abs(got - expected) <= atol + rtol * abs(expected))
 
 
 def diagnose(got: np.ndarray, expected: np.ndarray, mistakes: Mistakes | None = None) -> str | None:
     """The id of the misconception that explains `got`, if one does."""
-    for hint, wrong_answer in (mistakes or {}).items():
-        try:
-            with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        for hint, wrong_answer in (mistakes or {}).items():
+            try:
                 wrong = np.asarray(wrong_answer())
-        except Exception:  # that mistake cannot even run on these shapes, so it is not this one
-            continue
-        if wrong.dtype.kind in "biuf" and close(got, wrong):
-            return hint
+            except Exception:  # that mistake cannot even run on these shapes, so it is not this one
+                continue
+            if wrong.dtype.kind in "biuf" and close(got, wrong):
+                return hint
     if expected.ndim == 2 and got.shape == expected.shape[::-1] and close(got.T, expected):
         return "transposed"
     if expected.ndim == 2 and expected.shape[1] == 1 and got.shape == (expected.shape[0],) * 2:
@@ -77,7 +96,7 @@ def diagnose(got: np.ndarray, expected: np.ndarray, mistakes: Mistakes | None = 
     return None
 
 
-def check_array(got: Any, expected: np.ndarray, *, what: str, mistakes: Mistakes | None = None) -> None:
+def check_array(got: Any, expected: np.ndarray, *, what: Label, mistakes: Mistakes | None = None) -> None:
     """Pass silently when `got` matches `expected` in shape and value; otherwise explain the difference."""
     expected = np.asarray(expected)
     array = as_numeric(got, what)
@@ -90,26 +109,27 @@ def check_array(got: Any, expected: np.ndarray, *, what: str, mistakes: Mistakes
     else:
         problem = "wrong values"
     raise CheckFailed(
-        f"{what}: {problem}\n  expected {show(expected)}\n  got      {show(array)}",
+        f"{label_text(what)}: {problem}\n  expected {show(expected)}\n  got      {show(array)}",
         diagnose(array, expected, mistakes),
     )
 
 
-def check_number(got: Any, expected: float, *, what: str, mistakes: Mistakes | None = None,
+def check_number(got: Any, expected: float, *, what: Label, mistakes: Mistakes | None = None,
                  integer: bool = False) -> None:
     """Judge a scalar answer (a loss, a count). An integer answer must be a whole number."""
     array = as_numeric(got, what)
     if array.size != 1:
-        raise CheckFailed(f"{what}: expected a single number, got {show(array)}", "not_an_array")
+        raise CheckFailed(f"{label_text(what)}: expected a single number, got {show(array)}", "not_an_array")
     value = float(array.reshape(()))
     if integer:
         ok = value == float(expected)
     else:
-        ok = bool(np.isclose(value, expected, rtol=RTOL, atol=ATOL))
+        ok = (close_number(value, float(expected)) if isinstance(expected, float | int)
+              else bool(np.isclose(value, expected, rtol=RTOL, atol=ATOL)))
     if ok:
         return
     hint = diagnose(array.reshape(()), np.asarray(expected), mistakes)
-    raise CheckFailed(f"{what}: expected {expected!r}, got {value!r}", hint)
+    raise CheckFailed(f"{label_text(what)}: expected {expected!r}, got {value!r}", hint)
 
 
 def same(a: Any, b: Any) -> bool:
@@ -123,11 +143,11 @@ def same(a: Any, b: Any) -> bool:
     return True
 
 
-def check_unmodified(before: Mapping[str, Any], after: Mapping[str, Any], *, what: str) -> None:
+def check_unmodified(before: Mapping[str, Any], after: Mapping[str, Any], *, what: Label) -> None:
     """Fail when the call changed any of its array arguments (also inside lists and dicts)."""
     changed = [name for name, original in before.items() if not same(original, after[name])]
     if changed:
-        raise CheckFailed(f"{what} changed its argument(s) {', '.join(changed)}", "modifies_input")
+        raise CheckFailed(f"{label_text(what)} changed its argument(s) {', '.join(changed)}", "modifies_input")
 
 
 def call_label(function: str, **arguments: Any) -> str:

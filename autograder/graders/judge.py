@@ -1,28 +1,74 @@
-"""Call a student's function on fresh copies of the inputs and judge the answer against the reference."""
+"""Call a student's function on fresh copies of the inputs and judge the answer against the reference.
+
+A grade runs thousands of submissions on the same inputs, so the passing path is kept bare: the reference
+answer is computed once per process (`computed`), and the call's label and the mistakes' answers are only
+built when an answer is wrong and its message needs them.
+"""
 
 import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified
+from autograder.graders.randomdata import read_only
 from autograder.student import StudentError
 
 MistakeTable = Mapping[str, Callable[..., Any]]
 
+# Results of reference and mistake functions by (function, content of their arguments). The graders'
+# inputs are a fixed, small set, so this stays small; the bound only guards a grader that feeds it
+# ever-new values.
+_COMPUTED: dict[Any, Any] = {}
+_COMPUTED_MAX = 4096
+
+
+def _key(value: Any) -> Any:
+    """A hashable stand-in for a value's content (arrays by dtype, shape and bytes)."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, list | tuple):
+        return (type(value), tuple(map(_key, value)))
+    if isinstance(value, dict):
+        return (dict, tuple((name, _key(item)) for name, item in value.items()))
+    return (type(value), value)  # numbers, None, functions: hashable as they are
+
+
+def computed(function: Callable[..., Any], args: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
+    """`function(*args.values(), **options)`, computed once per process for the same inputs; read-only."""
+    try:
+        key = (function, _key(tuple(args.values())), _key(tuple(options.items())))
+        hash(key)
+    except TypeError:  # an unhashable option: nothing to share
+        return function(*args.values(), **options)
+    if key not in _COMPUTED:
+        if len(_COMPUTED) >= _COMPUTED_MAX:
+            _COMPUTED.clear()
+        _COMPUTED[key] = read_only(function(*args.values(), **options))
+    return _COMPUTED[key]
+
 
 def _thunks(mistakes: MistakeTable, args: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
-    return {hint: (lambda f=f: f(*args.values(), **options)) for hint, f in mistakes.items()}
+    return {hint: (lambda f=f: computed(f, args, options)) for hint, f in mistakes.items()}
 
 
-def _copies(args: Mapping[str, Any]) -> list[Any]:
-    return [copy.deepcopy(a) for a in args.values()]
+def fresh(value: Any) -> Any:
+    """A deep copy the student may change: arrays copied (writeable, same layout), containers rebuilt."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return value.copy(order="K")
+    if isinstance(value, list | tuple) and type(value) in (list, tuple):
+        return type(value)(map(fresh, value))
+    if type(value) is dict:
+        return {name: fresh(item) for name, item in value.items()}
+    return copy.deepcopy(value)
 
 
 def call(student: Any, function: str, args: Mapping[str, Any], errors: Mapping[str, str] | None = None,
          **options: Any) -> Any:
     """The student's answer on copies of `args`; an error whose text is in `errors` names that hint."""
     try:
-        return getattr(student, function)(*_copies(args), **options)
+        return getattr(student, function)(*map(fresh, args.values()), **options)
     except StudentError as exc:
         for fragment, hint in (errors or {}).items():
             if fragment in str(exc):
@@ -35,8 +81,8 @@ def judge(student: Any, function: str, args: Mapping[str, Any], reference: Calla
           **options: Any) -> None:
     """Positional `args` (copied, so the reference sees the originals), keyword `options` as given."""
     got = call(student, function, args, errors, **options)
-    expected = reference(*args.values(), **options)
-    check_array(got, expected, what=call_label(function, **args, **options),
+    expected = computed(reference, args, options)
+    check_array(got, expected, what=lambda: call_label(function, **args, **options),
                 mistakes=_thunks(mistakes or {}, args, options))
 
 
@@ -44,12 +90,12 @@ def judge_number(student: Any, function: str, args: Mapping[str, Any], reference
                  mistakes: MistakeTable | None = None, integer: bool = False,
                  errors: Mapping[str, str] | None = None, **options: Any) -> None:
     got = call(student, function, args, errors, **options)
-    expected = reference(*args.values(), **options)
-    check_number(got, expected, what=call_label(function, **args, **options),
+    expected = computed(reference, args, options)
+    check_number(got, expected, what=lambda: call_label(function, **args, **options),
                  mistakes=_thunks(mistakes or {}, args, options), integer=integer)
 
 
 def judge_unmodified(student: Any, function: str, args: Mapping[str, Any], **options: Any) -> None:
-    passed = dict(zip(args, _copies(args), strict=True))
+    passed = {name: fresh(value) for name, value in args.items()}
     getattr(student, function)(*passed.values(), **options)
-    check_unmodified(args, passed, what=call_label(function, **args, **options))
+    check_unmodified(args, passed, what=lambda: call_label(function, **args, **options))

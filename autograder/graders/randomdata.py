@@ -32,7 +32,7 @@ def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
     corrupting every later submission's data; each call gets its own lists and dicts around them. Students
     never see these arrays: graders hand them fresh copies.
     """
-    made = functools.cache(lambda *args, **kwargs: _freeze(make(*args, **kwargs)))
+    made = functools.cache(lambda *args, **kwargs: read_only(make(*args, **kwargs)))
 
     @functools.wraps(make)
     def shared(*args: Any, **kwargs: Any) -> Made:
@@ -41,15 +41,16 @@ def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
     return shared
 
 
-def _freeze(value: Any) -> Any:
+def read_only(value: Any) -> Any:
+    """`value` with every array in it made read-only (in place), for sharing between submissions."""
     if isinstance(value, np.ndarray):
         value.setflags(write=False)
     elif isinstance(value, list | tuple):
         for item in value:
-            _freeze(item)
+            read_only(item)
     elif isinstance(value, dict):
         for item in value.values():
-            _freeze(item)
+            read_only(item)
     return value
 
 

@@ -1,18 +1,17 @@
 """Judge answers made of several arrays: `rnn_forward`'s (hs, ys) and `stacked_rnn_forward`'s list of layers.
 
 Each part is checked like any array (shape, values, named mistakes); a mistake is a (hint id, function)
-pair with the reference's signature whose result has the same parts. Its result is computed once, and
-only when the answer is wrong.
+pair with the reference's signature whose result has the same parts. Its result is computed once per
+process, and only when an answer is wrong.
 """
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from autograder.checks import CheckFailed, call_label, check_array, show
-from autograder.graders.judge import call
+from autograder.graders.judge import call, computed
 
 MistakeList = Sequence[tuple[str, Callable[..., Any]]]
 
@@ -28,7 +27,7 @@ class _Parts:
 
 
 def _thunks(mistakes: MistakeList, args: Mapping[str, Any], options: Mapping[str, Any]):
-    return [(hint, functools.cache(lambda f=f: f(*args.values(), **options))) for hint, f in mistakes]
+    return [(hint, lambda f=f: computed(f, args, options)) for hint, f in mistakes]
 
 
 def _parts(value: Any) -> list[Any] | None:
@@ -47,13 +46,17 @@ def judge_parts(student: Any, function: str, args: Mapping[str, Any], reference:
     `names` labels the parts (("hs", "ys")); without it they are the layers 1..L.
     """
     got = call(student, function, args, errors, **options)
-    expected = reference(*args.values(), **options)
-    what = call_label(function, **args, **options)
+    expected = computed(reference, args, options)
+
+    def what() -> str:
+        return call_label(function, **args, **options)
+
     labels = list(names) if names else [f"layer {index + 1}" for index in range(len(expected))]
     parts = _parts(got)
     if parts is None or len(parts) != len(expected):
         shape = "a tuple (" + ", ".join(labels) + ")" if names else f"a list of {len(expected)} arrays"
-        raise CheckFailed(f"{what}: expected {shape}, got {show(got)}", "not_a_sequence")
+        raise CheckFailed(f"{what()}: expected {shape}, got {show(got)}", "not_a_sequence")
     thunks = _thunks(mistakes, args, options)
     for index, (label, part) in enumerate(zip(labels, parts, strict=True)):
-        check_array(part, expected[index], what=f"{what}, {label}", mistakes=_Parts(thunks, index))
+        check_array(part, expected[index], what=lambda label=label: f"{what()}, {label}",
+                    mistakes=_Parts(thunks, index))
