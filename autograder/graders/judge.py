@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified
-from autograder.graders.randomdata import read_only
+from autograder.graders.randomdata import SHARED_IDS, read_only
 from autograder.student import StudentError
 
 MistakeTable = Mapping[str, Callable[..., Any]]
@@ -25,9 +25,9 @@ _COMPUTED_MAX = 4096
 
 
 def _key(value: Any) -> Any:
-    """A hashable stand-in for a value's content (arrays by dtype, shape and bytes)."""
+    """A hashable stand-in for a value's content: a shared input by its id, other arrays by their bytes."""
     if isinstance(value, np.ndarray):
-        return (value.dtype.str, value.shape, value.tobytes())
+        return id(value) if id(value) in SHARED_IDS else (value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, list | tuple):
         return (type(value), tuple(map(_key, value)))
     if isinstance(value, dict):

@@ -2,7 +2,7 @@
 
 import functools
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
@@ -25,6 +25,11 @@ def integers(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return rng.integers(-5, 6, size=shape)
 
 
+# The ids of the arrays `fixed` keeps for the whole process: as they are never freed, an id is never
+# reused, and it names the same read-only content for as long as the process lives.
+SHARED_IDS: set[int] = set()
+
+
 def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
     """`make` (of hashable arguments) run once per process: a case's inputs are the same for every submission.
 
@@ -32,7 +37,13 @@ def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
     corrupting every later submission's data; each call gets its own lists and dicts around them. Students
     never see these arrays: graders hand them fresh copies.
     """
-    made = functools.cache(lambda *args, **kwargs: read_only(make(*args, **kwargs)))
+
+    def make_shared(*args: Any, **kwargs: Any) -> Made:
+        value = read_only(make(*args, **kwargs))
+        SHARED_IDS.update(map(id, _arrays(value)))
+        return value
+
+    made = functools.cache(make_shared)
 
     @functools.wraps(make)
     def shared(*args: Any, **kwargs: Any) -> Made:
@@ -43,23 +54,26 @@ def fixed(make: Callable[..., Made]) -> Callable[..., Made]:
 
 def read_only(value: Any) -> Any:
     """`value` with every array in it made read-only (in place), for sharing between submissions."""
-    if isinstance(value, np.ndarray):
-        value.setflags(write=False)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            read_only(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            read_only(item)
+    for array in _arrays(value):
+        array.setflags(write=False)
     return value
+
+
+def _arrays(value: Any) -> Iterator[np.ndarray]:
+    """The arrays in `value`, also inside lists, tuples and dicts."""
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, list | tuple | dict):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _arrays(item)
 
 
 def _containers(value: Any) -> Any:
     """New lists, tuples and dicts holding the same (read-only) arrays."""
-    if isinstance(value, list | tuple):
-        return type(value)(map(_containers, value))
     if isinstance(value, dict):
-        return {key: _containers(item) for key, item in value.items()}
+        return {key: item if isinstance(item, np.ndarray) else _containers(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(item if isinstance(item, np.ndarray) else _containers(item) for item in value)
     return value
 
 
