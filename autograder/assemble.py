@@ -14,12 +14,24 @@ import copy as _copy
 from dataclasses import dataclass, field
 from typing import Any
 
-import nbformat
-from nbgrader import utils as nbutils
-from nbgrader.preprocessors import OverwriteCells
-
 from autograder.engine import CellJob, NotebookJob
-from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END, hidden_part, python_source, visible_part
+from autograder.notebook import (
+    HIDDEN_BEGIN,
+    HIDDEN_END,
+    checksum,
+    hidden_part,
+    is_grade,
+    is_locked,
+    is_solution,
+    python_source,
+    visible_part,
+)
+
+# Notebooks here are plain dicts as json.loads gives them (what nbformat reads, without NotebookNode's
+# conversion of every nested dict, which cost milliseconds a submission).
+
+
+MEMO_CELLS = 1000
 
 
 class AssemblyError(Exception):
@@ -44,26 +56,33 @@ class SourceNotebook:
     grade_cells: dict[str, float] = field(default_factory=dict)  # grade_id -> points
     solution_cells: set[str] = field(default_factory=set)
     task_cells: dict[str, float] = field(default_factory=dict)
+    # What every submission would compute again from the same cell source (see `notebook_job`).
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def cell(self, name: str) -> SourceCell | None:
-        return next((c for c in self.cells if c.name == name), None)
+        by_name = self.memo.get("cells")
+        if by_name is None or len(by_name[1]) != len(self.cells):
+            by_name = self.memo["cells"] = ({}, list(self.cells))
+            for cell in reversed(self.cells):  # the first cell of a name wins, as in a scan
+                by_name[0][cell.name] = cell
+        return by_name[0].get(name)
 
 
-def sanitise(submitted: nbformat.NotebookNode, source: SourceNotebook, add_missing: bool,
-             copy: bool = True) -> nbformat.NotebookNode:
+def sanitise(submitted: dict[str, Any], source: SourceNotebook, add_missing: bool,
+             copy: bool = True) -> dict[str, Any]:
     nb = _copy.deepcopy(submitted) if copy else submitted
-    for cell in nb.cells:  # ClearOutput
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+    for cell in nb["cells"]:  # ClearOutput
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
     seen: set[str] = set()
-    for cell in reversed(nb.cells):  # DeduplicateIds
-        if nbutils.is_grade(cell) or nbutils.is_solution(cell) or nbutils.is_locked(cell):
-            gid = cell.metadata.nbgrader.get("grade_id")
+    for cell in reversed(nb["cells"]):  # DeduplicateIds
+        if is_grade(cell) or is_solution(cell) or is_locked(cell):
+            gid = cell["metadata"]["nbgrader"].get("grade_id")
             if gid in seen:
-                cell.metadata.nbgrader = {}
+                cell["metadata"]["nbgrader"] = {}
             else:
                 seen.add(gid)
-    for cell in nb.cells:
+    for cell in nb["cells"]:
         _overwrite(cell, source)
     if add_missing:
         _add_missing(nb, source)
@@ -78,31 +97,34 @@ def _overwrite(cell: Any, source: SourceNotebook) -> None:
     if original is None:
         del meta["grade_id"]
         return
-    if cell.cell_type != original.cell_type:
-        cell.cell_type = original.cell_type
+    if cell["cell_type"] != original.cell_type:
+        cell["cell_type"] = original.cell_type
         if original.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
+            cell["outputs"], cell["execution_count"] = [], None
         else:
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
-    if nbutils.is_locked(cell) != original.locked:
+    if is_locked(cell) != original.locked:
         meta["locked"] = original.locked
-    if nbutils.is_grade(cell) and original.name in source.grade_cells:
+    if is_grade(cell) and original.name in source.grade_cells:
         meta["points"] = source.grade_cells[original.name]
     meta["checksum"] = original.checksum
-    if original.locked and nbutils.compute_checksum(cell) != original.checksum:
-        cell.source = original.source
+    if original.locked and checksum(cell) != original.checksum:
+        cell["source"] = original.source
 
 
-def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
-    def transform(*args: Any, **kwargs: Any) -> nbformat.NotebookNode:
+def _add_missing(nb: dict[str, Any], source: SourceNotebook) -> None:
+    def transform(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        import nbformat
+        from nbgrader.preprocessors import OverwriteCells  # imports nbconvert: only for a deleted cell
+
         return nbformat.from_dict(OverwriteCells().missing_cell_transform(*args, **kwargs))
 
     names = [c.name for c in source.cells]
     present = {}
-    for index, cell in enumerate(nb.cells):
-        if nbutils.is_grade(cell) or nbutils.is_solution(cell):
-            present[cell.metadata.nbgrader["grade_id"]] = index
+    for index, cell in enumerate(nb["cells"]):
+        if is_grade(cell) or is_solution(cell):
+            present[cell["metadata"]["nbgrader"]["grade_id"]] = index
     added = 0
     for gid, points in source.grade_cells.items():
         if gid in present:
@@ -110,7 +132,7 @@ def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
         position = names.index(gid)
         new = transform(source.cells[position], points, is_solution=gid in source.solution_cells)
         if position == 0:
-            nb.cells.insert(0, new)
+            nb["cells"].insert(0, new)
             present[gid] = 0
         else:
             if names[position - 1] not in present:
@@ -118,13 +140,13 @@ def _add_missing(nb: nbformat.NotebookNode, source: SourceNotebook) -> None:
                 raise ValueError(f"grade cell {gid} was deleted and so was the cell before it "
                                  f"({names[position - 1]}): it cannot be put back")
             previous = present[names[position - 1]] + added
-            nb.cells.insert(previous + 1, new)
+            nb["cells"].insert(previous + 1, new)
             present[gid] = present[names[position - 1]]
         added += 1
-    submitted_ids = {c.metadata.nbgrader.get("grade_id") for c in nb.cells if "nbgrader" in c.metadata}
+    submitted_ids = {c["metadata"]["nbgrader"].get("grade_id") for c in nb["cells"] if "nbgrader" in c["metadata"]}
     for gid, points in source.task_cells.items():
         if gid not in submitted_ids:
-            nb.cells.append(transform(source.cells[names.index(gid)], points, is_task=True))
+            nb["cells"].append(transform(source.cells[names.index(gid)], points, is_task=True))
 
 
 def grade_call(hidden: str, cell_name: str) -> tuple[str, str]:
@@ -156,23 +178,40 @@ def _graders_first(source: str) -> bool:
     return False
 
 
-def notebook_job(name: str, nb: nbformat.NotebookNode, source: SourceNotebook) -> NotebookJob:
-    """What the engine runs, cell by cell, aligned with `nb.cells`."""
+def notebook_job(name: str, nb: dict[str, Any], source: SourceNotebook) -> NotebookJob:
+    """What the engine runs, cell by cell, aligned with `nb["cells"]`."""
     cells = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
             cells.append(CellJob("skip"))
             continue
-        meta = nbutils.is_grade(cell) and cell.metadata.nbgrader
+        meta = is_grade(cell) and cell["metadata"]["nbgrader"]
         gid = meta.get("grade_id") if meta else None
-        if meta and gid in source.grade_cells and not nbutils.is_solution(cell):
-            points = float(source.grade_cells[gid])
-            if HIDDEN_BEGIN in cell.source:
-                assignment, exercise = grade_call(hidden_part(cell.source), gid)
-                cells.append(CellJob("test", python_source(visible_part(cell.source)), gid, points,
-                                     assignment, exercise, graders_first=_graders_first(cell.source)))
-            else:  # a plain visible test: all its code runs in the sandbox, as in nbgrader
-                cells.append(CellJob("test", python_source(cell.source), gid, points))
+        if meta and gid in source.grade_cells and not is_solution(cell):
+            cells.append(_test_job(cell["source"], gid, float(source.grade_cells[gid]), source.memo))
         else:
-            cells.append(CellJob("code", python_source(cell.source)))
+            code = source.memo.get(("code", cell["source"]))
+            if code is None:
+                code = python_source(cell["source"])
+                # Only what IPython had to translate is worth keeping; capped, as students' own cells
+                # differ, so memory stays flat in the class size.
+                if code is not cell["source"] and len(source.memo) < MEMO_CELLS:
+                    source.memo["code", cell["source"]] = code
+            cells.append(CellJob("code", code))
     return NotebookJob(name, cells)
+
+
+def _test_job(text: str, gid: str, points: float, memo: dict[Any, Any]) -> CellJob:
+    """A test cell's job; parsed once per source (a test cell is locked: nearly every submission has the
+    instructor's text)."""
+    key = ("test", text, gid)
+    if key not in memo:
+        if HIDDEN_BEGIN in text:
+            assignment, exercise = grade_call(hidden_part(text), gid)
+            memo[key] = (python_source(visible_part(text)), assignment, exercise, _graders_first(text))
+        else:  # a plain visible test: all its code runs in the sandbox, as in nbgrader
+            memo[key] = (python_source(text), None, None, None)
+    code, assignment, exercise, graders_first = memo[key]
+    if assignment is None:
+        return CellJob("test", code, gid, points)
+    return CellJob("test", code, gid, points, assignment, exercise, graders_first=graders_first)

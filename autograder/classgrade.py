@@ -4,8 +4,10 @@ processes (each with its own zygote) and hand every outcome to the single gradeb
 Memory stays flat in the class size: at most a few jobs are in flight, and only counters are kept.
 """
 
+import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -16,8 +18,6 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
-
-import nbformat
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
@@ -88,9 +88,51 @@ def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
     return modules
 
 
-def read_fast(path: Path) -> nbformat.NotebookNode:
-    """A v4 notebook without nbformat's schema validation (milliseconds a notebook); what grading needs
-    is checked: cells with a type, a source and, where nbgrader put it, a metadata dict."""
+def read_fast(path: Path) -> dict[str, Any]:
+    """A v4 notebook as plain dicts, without nbformat's schema validation (milliseconds a notebook); what
+    grading needs is checked: cells with a type, a source and, where nbgrader put it, a metadata dict."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        nb = json.loads(text)
+        if not (isinstance(nb, dict) and nb.get("nbformat") == 4 and _as_nbformat_reads(nb)):
+            nb = None
+    except Exception:  # nbformat reads it again, for its own message
+        nb = None
+    if nb is None:
+        nb = _read_nbformat(path)
+    if not isinstance(nb.get("cells"), list) or not all(
+            isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")
+            and isinstance(c.get("source"), str) and isinstance(c.get("metadata", {}), dict)
+            and isinstance(c.get("metadata", {}).get("nbgrader", {}), dict) for c in nb["cells"]):
+        raise NotebookError(f"{path.name}: not a readable notebook (malformed cells)")
+    for cell in nb["cells"]:
+        cell.setdefault("metadata", {})
+    return nb
+
+
+def _as_nbformat_reads(nb: dict[str, Any]) -> bool:
+    """What nbformat's v4 reader does to the JSON (join split lines, drop transient metadata), in place;
+    False for a notebook it would refuse or treat otherwise. Outputs are left split: grading clears them."""
+    cells, metadata = nb.get("cells"), nb.get("metadata")
+    if not isinstance(cells, list) or not isinstance(metadata, dict) or not all(
+            isinstance(c, dict) and isinstance(c.get("metadata"), dict) for c in cells):
+        return False
+    for cell in cells:
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+        for bundle in cell.get("attachments", {}).values():
+            for mime, value in list(bundle.items()):
+                json_mime = mime == "application/json" or (mime.startswith("application/") and mime.endswith("+json"))
+                if not json_mime and isinstance(value, list) and all(isinstance(line, str) for line in value):
+                    bundle[mime] = "".join(value)
+        cell["metadata"].pop("trusted", None)
+    for key in ("orig_nbformat", "orig_nbformat_minor", "signature"):
+        metadata.pop(key, None)
+    return True
+
+
+def _read_nbformat(path: Path) -> dict[str, Any]:
+    """nbformat's reading, for what the fast path does not take: other versions, odd JSON, errors."""
     from nbformat.reader import reads
 
     try:
@@ -100,13 +142,6 @@ def read_fast(path: Path) -> nbformat.NotebookNode:
                             f"{' '.join(str(exc).split())[:160]})") from None
     if nb.get("nbformat") != 4:
         nb = read_notebook(path)  # another version: nbformat converts it
-    if not isinstance(nb.get("cells"), list) or not all(
-            isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")
-            and isinstance(c.get("source"), str) and isinstance(c.get("metadata", {}), dict)
-            and isinstance(c.get("metadata", {}).get("nbgrader", {}), dict) for c in nb["cells"]):
-        raise NotebookError(f"{path.name}: not a readable notebook (malformed cells)")
-    for cell in nb.cells:
-        cell.setdefault("metadata", nbformat.NotebookNode())
     return nb
 
 
@@ -116,7 +151,7 @@ class Prepared:
 
     student: str
     job: Job | None
-    notebooks: dict[str, nbformat.NotebookNode] = field(default_factory=dict)
+    notebooks: dict[str, dict[str, Any]] = field(default_factory=dict)
     timestamp: str | None = None
     unreadable: str | None = None
 
@@ -129,14 +164,16 @@ def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str
     notebooks, jobs = {}, []
     for source in sources:
         path = folder / f"{source.name}.ipynb"
-        if not path.exists() and not path.is_symlink():
+        try:
+            info = os.lstat(path)  # one system call for: there, a regular file, not a link, its size
+        except (FileNotFoundError, NotADirectoryError):  # what Path.exists() calls missing
             cells = [CellJob("test", "", gid, points) for gid, points in source.grade_cells.items()]
             jobs.append(NotebookJob(source.name, cells, missing=True))
             continue
         try:
-            if path.is_symlink() or not path.is_file():
+            if not stat.S_ISREG(info.st_mode):
                 raise NotebookError(f"{path}: not a regular file (a link is not followed)")
-            if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            if info.st_size > MAX_NOTEBOOK_BYTES:
                 raise NotebookError(f"{path}: larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
             submitted = read_fast(path)
             assembled = sanitise(submitted, source, settings.add_missing, copy=False)
@@ -347,7 +384,7 @@ def _apply(settings: Settings, writer: GradebookWriter, assignment: str, sources
     if prepared.student in batch.students:  # one student's rows (queried by id) are never staged twice
         batch.commit()
     try:
-        writer.add(outcome, prepared.timestamp, {name: nb.cells for name, nb in executed.items()})
+        writer.add(outcome, prepared.timestamp, {name: nb["cells"] for name, nb in executed.items()})
         dest = settings.path("autograded", prepared.student, assignment)
         staged = stage_autograded(dest, settings.path("submitted", prepared.student, assignment),
                                   settings.path("source", ".", assignment), list(settings.coursedir.ignore),

@@ -14,16 +14,17 @@ import json
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import sqlalchemy.exc
-from nbgrader import utils as nbutils
-from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, SubmittedNotebook
+from nbgrader.api import Base, Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, SubmittedNotebook
+from sqlalchemy import bindparam, func, insert, select, update
 
 from autograder.assemble import SourceCell, SourceNotebook
 from autograder.engine import Outcome
+from autograder.notebook import checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
 
 
@@ -43,7 +44,10 @@ class GradebookWriter:
         # This writer is the only one changing these rows during a run: keeping the assignment's structure
         # (notebooks, cells) loaded across commits saves re-reading it for every student.
         self.gb.db.expire_on_commit = False
-        self._assignments: dict[str, Any] = {}
+        self._assignments: dict[str, _Assignment] = {}
+        self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}  # staged, not yet sent: (table, kind)
+        self._students: set[str] | None = None
+        self._submissions: tuple[str, dict[str, str]] | None = None  # (assignment id, {student: submission id})
 
     def close(self) -> None:
         self.gb.close()
@@ -84,12 +88,18 @@ class GradebookWriter:
         self._guarded(self._record, outcome.result, timestamp, cells)
 
     def commit(self) -> None:
-        """Write every staged student in one transaction (one flush: the ORM inserts each table's new rows
-        with one executemany, and the journal is synced once per batch instead of once per student)."""
-        self._guarded(self.gb.db.commit)
+        """Write every staged student in one transaction: one executemany per table for the batch, and
+        the journal synced once per batch instead of once per student."""
+        self._guarded(self._commit)
 
     def rollback(self) -> None:
+        self._rows.clear()
+        self._students = self._submissions = None  # they may name rows that were just rolled back
         self.gb.db.rollback()
+
+    def _commit(self) -> None:
+        self._flush()
+        self.gb.db.commit()
 
     def _guarded(self, action: Any, *args: Any) -> None:
         try:
@@ -104,91 +114,228 @@ class GradebookWriter:
             self.rollback()
             raise
 
-    def _record(self, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
-        db = self.gb.db
-        with db.no_autoflush:
-            student = db.query(Student).filter(Student.id == result.student).one_or_none()
-            if student is None:
-                student = Student(id=result.student)
-                db.add(student)
-            submission = self._submission(result.assignment, student, timestamp)
-            scores = {c.grade_id: c.score for c in result.cells}
-            for notebook in submission.notebooks:
-                self._grade_notebook(notebook, scores, cells.get(notebook.name), result.status)
-            late = submission.total_seconds_late > 0
-            if late:
-                db.flush()  # the notebooks' scores (SQL expressions) are read for the penalty
-            for notebook in submission.notebooks:
-                notebook.late_submission_penalty = None
-                if late:
-                    from nbgrader.plugins import LateSubmissionPlugin
+    # The rows are nbgrader's own tables written with SQLAlchemy Core (one executemany per table and batch),
+    # with the values nbgrader's ORM objects would get: ids from nbgrader's `new_uuid`, its column defaults
+    # (`flagged` False, manual scores, extra credit and manual comments NULL), a late penalty from its plugin
+    # on the score its SQL computes. Building ORM objects cost more than grading in the main process.
 
-                    penalty = LateSubmissionPlugin().late_submission_penalty(
-                        result.student, notebook.score, submission.total_seconds_late)
-                    if penalty is not None:
-                        notebook.late_submission_penalty = min(max(penalty, 0), notebook.score)
+    def _flush(self) -> None:
+        """Send the staged inserts and updates, parents before children."""
+        if not self._rows:
+            return
+        conn = self.gb.db.connection()
+        for table in _TABLE_ORDER:
+            for kind in ("insert", "update"):
+                rows = self._rows.pop((table, kind), None)
+                if rows:
+                    conn.execute(_statement(table, kind), rows)
 
-    def _submission(self, assignment_name: str, student: Student, timestamp: str | None) -> SubmittedAssignment:
-        db = self.gb.db
+    def _stage(self, table: str, kind: str, row: dict[str, Any]) -> None:
+        self._rows.setdefault((table, kind), []).append(row)
+
+    def _structure(self, assignment_name: str) -> "_Assignment":
         if assignment_name not in self._assignments:
-            self._assignments[assignment_name] = self.gb.find_assignment(assignment_name)
-        assignment = self._assignments[assignment_name]
-        submission = db.query(SubmittedAssignment).filter(
-            SubmittedAssignment.assignment_id == assignment.id,
-            SubmittedAssignment.student_id == student.id).one_or_none()
-        if submission is None:  # as Gradebook.add_submission, without its commit
-            submission = SubmittedAssignment(assignment=assignment, student=student)
-            db.add(submission)
-        # Every notebook, grade and comment the assignment has, whether the submission is new or was left
-        # incomplete; SQLAlchemy 2 no longer adds objects reached through a backref, so each is added here.
-        have = {nb.notebook_id: nb for nb in submission.notebooks}
-        for notebook in assignment.notebooks:
-            nb = have.get(notebook.id)
-            if nb is None:
-                nb = SubmittedNotebook(notebook=notebook, assignment=submission)
-                db.add(nb)
-            grades = {g.cell_id for g in nb.grades}
-            comments = {c.cell_id for c in nb.comments}
-            for cell in [*notebook.grade_cells, *notebook.task_cells]:
-                if cell.id not in grades:
-                    db.add(Grade(cell_id=cell.id, notebook=nb))
-            for cell in [*notebook.solution_cells, *notebook.task_cells]:
-                if cell.id not in comments:
-                    db.add(Comment(cell_id=cell.id, notebook=nb))
-        if timestamp:
-            submission.timestamp = nbutils.parse_utc(timestamp)
-        return submission
+            self._assignments[assignment_name] = _Assignment.load(self.gb.find_assignment(assignment_name))
+        return self._assignments[assignment_name]
 
-    def _grade_notebook(self, notebook: SubmittedNotebook, scores: dict[str, float], cells: list[Any] | None,
-                        status: str) -> None:
+    def _existing(self, assignment: "_Assignment") -> tuple[set[str], dict[str, str]]:
+        """Which students and which of their submissions of `assignment` the gradebook holds (one query
+        each per run; this writer is the only one adding them while it runs)."""
+        conn = self.gb.db.connection()
+        if self._students is None:
+            self._students = set(conn.execute(select(Student.__table__.c.id)).scalars())
+        if self._submissions is None or self._submissions[0] != assignment.id:
+            table = SubmittedAssignment.__table__
+            rows = conn.execute(select(table.c.student_id, table.c.id).where(table.c.assignment_id == assignment.id))
+            self._submissions = (assignment.id, dict(rows.tuples().all()))
+        return self._students, self._submissions[1]
+
+    def _record(self, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
+        assignment = self._structure(result.assignment)
+        students, submissions = self._existing(assignment)
+        if result.student not in students:
+            self._stage("student", "insert", {"id": result.student, "first_name": None, "last_name": None,
+                                              "email": None, "lms_user_id": None})
+            students.add(result.student)
+        stamp = _parse_utc(timestamp) if timestamp else None
+        submission_id = submissions.get(result.student)
+        if submission_id is None:  # as Gradebook.add_submission, without its commit
+            submission_id = submissions[result.student] = _new_uuid()
+            self._stage("submitted_assignment", "insert", {"id": submission_id, "assignment_id": assignment.id,
+                                                           "student_id": result.student, "timestamp": stamp,
+                                                           "extension": None})
+            existing, extension = {}, None
+        else:
+            existing, stamp, extension = self._load_submission(submission_id, stamp)
+        scores = {c.grade_id: c.score for c in result.cells}
+        staged = []
+        for notebook in assignment.notebooks:
+            rows = existing.get(notebook.id)
+            if rows is None:  # inserted before its grades and comments (their foreign keys name it)
+                rows = existing[notebook.id] = _NotebookRows(_new_uuid(), new=True)
+                self._stage("submitted_notebook", "insert", {
+                    "id": rows.id, "assignment_id": submission_id, "notebook_id": notebook.id, "flagged": False,
+                    "late_submission_penalty": None})
+            else:
+                self._stage("submitted_notebook", "update", {"b_id": rows.id, "late_submission_penalty": None})
+            self._grade_notebook(notebook, rows, scores, cells.get(notebook.name), result.status)
+            staged.append(rows)
+        seconds_late = _seconds_late(stamp, assignment.duedate, extension)
+        if seconds_late > 0:
+            self._late_penalties(result.student, staged, seconds_late)
+
+    def _load_submission(self, submission_id: str, stamp: Any) -> tuple[dict[str, "_NotebookRows"], Any, Any]:
+        """A submission graded before (or left incomplete): its rows, by notebook; its timestamp is the new
+        one when the submission has one, else the stored one."""
+        self._flush()
+        conn = self.gb.db.connection()
+        sa, sn = SubmittedAssignment.__table__, SubmittedNotebook.__table__
+        old_stamp, extension = conn.execute(select(sa.c.timestamp, sa.c.extension)
+                                            .where(sa.c.id == submission_id)).one()
+        if stamp is not None:
+            conn.execute(update(sa).where(sa.c.id == submission_id).values(timestamp=stamp))
+        else:
+            stamp = old_stamp
+        existing = {}
+        notebooks = conn.execute(select(sn.c.id, sn.c.notebook_id).where(sn.c.assignment_id == submission_id))
+        for nb_id, notebook_id in notebooks:
+            existing[notebook_id] = _NotebookRows(nb_id, new=False)
+        for table, attr in ((Grade.__table__, "grades"), (Comment.__table__, "comments")):
+            columns = [table.c.notebook_id, table.c.cell_id, table.c.id]
+            if attr == "grades":
+                columns.append(table.c.manual_score)
+            rows = conn.execute(select(*columns).where(table.c.notebook_id.in_([r.id for r in existing.values()])))
+            by_nb = {r.id: r for r in existing.values()}
+            for row in rows:
+                getattr(by_nb[row[0]], attr)[row[1]] = tuple(row[2:])
+        return existing, stamp, extension
+
+    def _grade_notebook(self, notebook: "_Notebook", rows: "_NotebookRows", scores: dict[str, float],
+                        cells: list[Any] | None, status: str) -> None:
         by_id = {}
         for cell in cells or []:
-            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            gid = nbgrader_meta(cell).get("grade_id")
             if gid:
                 by_id[gid] = cell
-        # New rows have no `name` until flushed (it is a query property): go through the cell ids.
-        names = {c.id: c.name for c in [*notebook.notebook.grade_cells, *notebook.notebook.solution_cells,
-                                        *notebook.notebook.task_cells]}
-        for grade in notebook.grades:
-            name = names.get(grade.cell_id)
+        for cell_id in notebook.graded:  # every grade the assignment has, whether new or left incomplete
+            rows.grades.setdefault(cell_id, None)
+        for cell_id in notebook.commented:
+            rows.comments.setdefault(cell_id, None)
+        for cell_id, old in rows.grades.items():
+            name = notebook.names.get(cell_id)
             cell = by_id.get(name)
+            manual = old[1] if old else None
             if name in scores:
-                grade.auto_score = scores[name]
-            elif cell is not None and nbutils.is_grade(cell):
-                grade.auto_score, _ = nbutils.determine_grade(cell)  # answers graded by hand, as nbgrader
+                auto = scores[name]
+            elif cell is not None and is_grade(cell):
+                auto, _ = nbutils().determine_grade(node(cell))  # answers graded by hand, as nbgrader
             else:
-                grade.auto_score = 0.0  # not submitted, or the notebook could not be read
-            grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None \
-                or status == "unreadable"
-        for comment in notebook.comments:
-            cell = by_id.get(names.get(comment.cell_id))
-            unchanged = cell is not None and cell.get("metadata", {}).get("nbgrader", {}).get("checksum") == \
-                nbutils.compute_checksum(cell)
-            comment.auto_comment = "No response." if unchanged and not nbutils.is_task(cell) else None
+                auto = 0.0  # not submitted, or the notebook could not be read
+            needs = manual is not None or auto is None or status == "unreadable"
+            if old is None:
+                self._stage("grade", "insert", {"id": _new_uuid(), "notebook_id": rows.id, "cell_id": cell_id,
+                                                "auto_score": auto, "manual_score": None, "extra_credit": None,
+                                                "needs_manual_grade": needs})
+            else:
+                self._stage("grade", "update", {"b_id": old[0], "auto_score": auto, "needs_manual_grade": needs})
+        for cell_id, old in rows.comments.items():
+            cell = by_id.get(notebook.names.get(cell_id))
+            unchanged = cell is not None and nbgrader_meta(cell).get("checksum") == checksum(cell)
+            comment = "No response." if unchanged and not nbgrader_meta(cell).get("task", False) else None
+            if old is None:
+                self._stage("comment", "insert", {"id": _new_uuid(), "notebook_id": rows.id, "cell_id": cell_id,
+                                                  "auto_comment": comment, "manual_comment": None})
+            else:
+                self._stage("comment", "update", {"b_id": old[0], "auto_comment": comment})
+
+    def _late_penalties(self, student: str, staged: list["_NotebookRows"], seconds_late: float) -> None:
+        """Each notebook's late penalty, as nbgrader's autograde sets it, on the score nbgrader's SQL gives."""
+        from nbgrader.plugins import LateSubmissionPlugin
+
+        self._flush()
+        conn = self.gb.db.connection()
+        for rows in staged:
+            score = conn.execute(select(func.coalesce(func.sum(Grade.score), 0.0))
+                                 .where(Grade.notebook_id == rows.id)).scalar_one()
+            penalty = LateSubmissionPlugin().late_submission_penalty(student, score, seconds_late)
+            if penalty is not None:
+                self._stage("submitted_notebook", "update", {"b_id": rows.id,
+                                                             "late_submission_penalty": min(max(penalty, 0), score)})
 
 
 def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200]
+
+
+@dataclasses.dataclass
+class _Notebook:
+    """One notebook of the assignment, as plain data loaded once per run."""
+
+    id: str
+    name: str
+    graded: list[str]  # cell ids with a grade row: grade and task cells
+    commented: list[str]  # cell ids with a comment row: solution and task cells
+    names: dict[str, str]  # cell id -> grade_id
+
+
+@dataclasses.dataclass
+class _Assignment:
+    id: str
+    duedate: Any
+    notebooks: list[_Notebook]
+
+    @classmethod
+    def load(cls, assignment: Any) -> "_Assignment":
+        notebooks = []
+        for nb in assignment.notebooks:
+            grade, solution, task = nb.grade_cells, nb.solution_cells, nb.task_cells
+            notebooks.append(_Notebook(nb.id, nb.name, [c.id for c in [*grade, *task]],
+                                       [c.id for c in [*solution, *task]],
+                                       {c.id: c.name for c in [*grade, *solution, *task]}))
+        return cls(assignment.id, assignment.duedate, notebooks)
+
+
+@dataclasses.dataclass
+class _NotebookRows:
+    """A submitted notebook's rows: its id, and its grade and comment rows by cell id (row id[, manual
+    score]); None for a row still to be inserted."""
+
+    id: str
+    new: bool
+    grades: dict[str, tuple | None] = dataclasses.field(default_factory=dict)
+    comments: dict[str, tuple | None] = dataclasses.field(default_factory=dict)
+
+
+# Parents before children, as the foreign keys need.
+_TABLE_ORDER = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
+_STATEMENTS: dict[tuple[str, str], Any] = {}
+
+
+def _statement(table: str, kind: str) -> Any:
+    """An executemany statement on one of nbgrader's tables: insert whole rows, or update by `b_id`."""
+    if (table, kind) not in _STATEMENTS:
+        t = Base.metadata.tables[table]
+        _STATEMENTS[table, kind] = insert(t) if kind == "insert" else update(t).where(t.c.id == bindparam("b_id"))
+    return _STATEMENTS[table, kind]
+
+
+def _new_uuid() -> str:
+    return uuid.uuid4().hex  # nbgrader's new_uuid
+
+
+def _parse_utc(timestamp: str) -> Any:
+    from nbgrader.utils import parse_utc
+
+    return parse_utc(timestamp)
+
+
+def _seconds_late(stamp: Any, duedate: Any, extension: Any) -> float:
+    """SubmittedAssignment.total_seconds_late."""
+    if extension is not None and duedate is not None:
+        duedate = duedate + extension
+    if stamp is None or duedate is None:
+        return 0.0
+    return max(0, (stamp - duedate).total_seconds())
 
 
 # Files --------------------------------------------------------------------------------------------------
@@ -201,39 +348,51 @@ def _matches(name: str, patterns: list[str]) -> bool:
 def regular_files(folder: Path, ignore: list[str]) -> list[Path]:
     """Files under `folder` (relative paths), skipping ignored names and never following a symlink:
     a submission's link to the gradebook or another student's work is not copied."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        dirnames[:] = [d for d in dirnames if not _matches(d, ignore) and not os.path.islink(os.path.join(dirpath, d))]
-        for name in filenames:
-            path = Path(dirpath, name)
-            if not _matches(name, ignore) and path.is_file() and not path.is_symlink():
-                found.append(path.relative_to(folder))
+    found: list[Path] = []
+    _walk(folder, Path(), ignore, found)
     return found
 
 
+def _walk(folder: Path, rel: Path, ignore: list[str], found: list[Path]) -> None:
+    # scandir's entry types come with the listing: no stat per file to tell links and files apart.
+    with os.scandir(folder / rel) as entries:
+        listed = list(entries)
+    for entry in listed:
+        if _matches(entry.name, ignore):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(folder, rel / entry.name, ignore, found)
+        elif entry.is_file(follow_symlinks=False):
+            found.append(rel / entry.name)
+
+
 def write_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
-                     notebooks: dict[str, nbformat.NotebookNode], outcome: Outcome) -> None:
+                     notebooks: dict[str, dict[str, Any]], outcome: Outcome) -> None:
     """Replace `dest` (autograded/<student>/<assignment>) in one rename: the student's other files, the
     instructor's files over them (as nbgrader does), the executed notebooks and the result record."""
     swap_in(stage_autograded(dest, submitted, source, ignore, keep_student, notebooks, outcome), dest)
 
 
 def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
-                     notebooks: dict[str, nbformat.NotebookNode], outcome: Outcome) -> Path:
+                     notebooks: dict[str, dict[str, Any]], outcome: Outcome) -> Path:
     """Build what `dest` will hold in a hidden folder beside it (same file system, so `swap_in` is a
     rename) and return that folder; `dest` itself is not touched."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
     try:
-        if submitted.is_dir():
-            for rel in regular_files(submitted, ignore + ["*.ipynb"]):
-                (build / rel).parent.mkdir(parents=True, exist_ok=True)
+        instructor = [(rel, data) for rel, data in _instructor_files(source, ignore) if str(rel) not in keep_student]
+        replaced = {rel for rel, _ in instructor}
+        made: set[Path] = {Path()}
+        for rel in regular_files(submitted, ignore + ["*.ipynb"]) if submitted.is_dir() else []:
+            if rel not in replaced:  # else the instructor's copy, written next, is what stays
+                _make_parent(build, rel, made)
                 shutil.copyfile(submitted / rel, build / rel)
-        for rel in regular_files(source, ignore + ["*.ipynb"]) if source.is_dir() else []:
-            if str(rel) in keep_student:
-                continue
-            (build / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source / rel, build / rel)
+        for rel, data in instructor:
+            _make_parent(build, rel, made)
+            if data is None:
+                shutil.copyfile(source / rel, build / rel)
+            else:
+                (build / rel).write_bytes(data)
         for name, nb in notebooks.items():
             # The cells came from a read notebook and plain outputs: nbformat's schema check (milliseconds
             # each) is skipped; the JSON is written as nbformat writes it.
@@ -241,12 +400,33 @@ def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str
             (build / f"{name}.ipynb").write_text(json.dumps(nb, sort_keys=True, ensure_ascii=False),
                                                  encoding="utf-8")
         # What SubmissionResult.save writes, without dataclasses.asdict's deep copies (milliseconds each).
-        (build / RESULT_FILE).write_text(json.dumps(plain(outcome.result)))
+        (build / RESULT_FILE).write_text(json.dumps(outcome.result, default=_fields))
         os.chmod(build, 0o755)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
     return build
+
+
+def _make_parent(build: Path, rel: Path, made: set[Path]) -> None:
+    if rel.parent not in made:
+        (build / rel.parent).mkdir(parents=True, exist_ok=True)
+        made.add(rel.parent)
+
+
+SMALL_FILE = 1 << 20
+_INSTRUCTOR: dict[tuple[Path, tuple[str, ...]], list[tuple[Path, bytes | None]]] = {}
+
+
+def _instructor_files(source: Path, ignore: list[str]) -> list[tuple[Path, bytes | None]]:
+    """The instructor's files beside the notebooks (relative path, content if small), read once per run:
+    every student's folder gets them."""
+    key = (source, tuple(ignore))
+    if key not in _INSTRUCTOR:
+        files = regular_files(source, ignore + ["*.ipynb"]) if source.is_dir() else []
+        _INSTRUCTOR[key] = [(rel, (source / rel).read_bytes() if (source / rel).stat().st_size <= SMALL_FILE
+                                   else None) for rel in files]
+    return _INSTRUCTOR[key]
 
 
 def swap_in(build: Path, dest: Path) -> None:
@@ -267,26 +447,24 @@ def swap_in(build: Path, dest: Path) -> None:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def plain(value: Any) -> Any:
-    """dataclasses.asdict for these plain records, without its deep copies."""
+def _fields(value: Any) -> dict[str, Any]:
+    """json.dumps' hook for the result's dataclasses: their fields, as dataclasses.asdict gives them,
+    without its deep copies (the encoder walks the values itself)."""
     kind = type(value)
-    if kind in _FIELDS or dataclasses.is_dataclass(value):
-        names = _FIELDS.setdefault(kind, tuple(f.name for f in dataclasses.fields(value)))
-        return {name: plain(getattr(value, name)) for name in names}
-    if kind is list or kind is tuple:
-        return [plain(v) for v in value]
-    if kind is dict:
-        return {k: plain(v) for k, v in value.items()}
-    return value
+    if kind not in _FIELDS:
+        if not dataclasses.is_dataclass(value):
+            raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: getattr(value, name) for name in _FIELDS[kind]}
 
 
-def with_outputs(nb: nbformat.NotebookNode, outputs: list[list[dict[str, Any]]]) -> nbformat.NotebookNode:
+def with_outputs(nb: dict[str, Any], outputs: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """The executed notebook: each code cell's outputs and execution count."""
     count = 0
-    for cell, cell_outputs in zip(nb.cells, outputs, strict=False):
-        if cell.cell_type != "code":
+    for cell, cell_outputs in zip(nb["cells"], outputs, strict=False):
+        if cell["cell_type"] != "code":
             continue
         count += 1
-        cell.outputs = cell_outputs  # plain dicts: they are only written out as JSON
-        cell.execution_count = count
+        cell["outputs"] = cell_outputs
+        cell["execution_count"] = count
     return nb

@@ -1,6 +1,7 @@
 """Read a notebook and find its cells: what nbgrader marks as solution, grade (test) and locked cells."""
 
 import contextlib
+import hashlib
 import io
 import os
 import sys
@@ -34,6 +35,56 @@ def nbgrader_meta(cell: Any) -> dict[str, Any]:
 
 def grade_id(cell: Any) -> str | None:
     return nbgrader_meta(cell).get("grade_id")
+
+
+# nbgrader's cell predicates (nbgrader.utils) for plain dict cells, which grading uses: they return the
+# metadata's value as nbgrader does, and read no further than the cell's metadata.
+def is_grade(cell: dict[str, Any]) -> Any:
+    meta = cell.get("metadata", {})
+    return "nbgrader" in meta and meta["nbgrader"].get("grade", False)
+
+
+def is_solution(cell: dict[str, Any]) -> Any:
+    meta = cell.get("metadata", {})
+    return "nbgrader" in meta and meta["nbgrader"].get("solution", False)
+
+
+def is_locked(cell: dict[str, Any]) -> Any:
+    meta = cell.get("metadata", {})
+    if "nbgrader" not in meta or is_solution(cell):
+        return False
+    return True if is_grade(cell) else meta["nbgrader"].get("locked", False)
+
+
+def nbutils() -> Any:
+    """`nbgrader.utils`, imported when first needed (importing it costs a tenth of a second)."""
+    from nbgrader import utils
+
+    return utils
+
+
+def node(cell: dict[str, Any]) -> Any:
+    """A plain cell as nbformat's NotebookNode, for nbgrader's helpers that read attributes
+    (`cell.metadata.nbgrader`)."""
+    from nbformat.notebooknode import from_dict
+
+    return from_dict(cell)
+
+
+def checksum(cell: dict[str, Any]) -> str:
+    """nbgrader's checksum of a cell (nbgrader.utils.compute_checksum, which the gradebook stores), on a
+    plain cell: the same bytes hashed in the same order."""
+    meta = cell["metadata"]["nbgrader"]
+    digest = hashlib.md5()
+    digest.update(cell["source"].encode("utf-8"))
+    digest.update(cell["cell_type"].encode("utf-8"))
+    digest.update(str(is_grade(cell)).encode("utf-8"))
+    digest.update(str(is_solution(cell)).encode("utf-8"))
+    digest.update(str(is_locked(cell)).encode("utf-8"))
+    digest.update(meta["grade_id"].encode("utf-8"))
+    if is_grade(cell):
+        digest.update(str(float(meta["points"])).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def is_test_cell(cell: Any) -> bool:
