@@ -83,9 +83,12 @@ def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float
     if got.shape != expected.shape:
         return False
     x, y = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    # np.isclose's own formula, without its per-call set-up (this runs for every check). Most right answers
+    # are exactly equal, which isclose accepts whatever the tolerance; with a finite expected value its inf
+    # and exact-equality terms change nothing; anything else is left to np.allclose itself.
+    if (x == y).all():
+        return True
     if np.isfinite(y).all():
-        # np.isclose's own formula, without its per-call set-up (this runs for every check): with a finite
-        # expected value its inf and exact-equality terms change nothing.
         return bool((np.abs(x - y) <= atol + rtol * np.abs(y)).all())
     return bool(np.allclose(x, y, rtol=rtol, atol=atol))
 

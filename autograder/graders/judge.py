@@ -22,6 +22,7 @@ MistakeTable = Mapping[str, Callable[..., Any]]
 # ever-new values.
 _COMPUTED: dict[Any, Any] = {}
 _COMPUTED_MAX = 4096
+_MISSING = object()
 
 
 def _key(value: Any) -> Any:
@@ -37,16 +38,16 @@ def _key(value: Any) -> Any:
 
 def computed(function: Callable[..., Any], args: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
     """`function(*args.values(), **options)`, computed once per process for the same inputs; read-only."""
+    key = (function, tuple(map(_key, args.values())), tuple((name, _key(v)) for name, v in options.items()))
     try:
-        key = (function, _key(tuple(args.values())), _key(tuple(options.items())))
-        hash(key)
+        result = _COMPUTED.get(key, _MISSING)
     except TypeError:  # an unhashable option: nothing to share
         return function(*args.values(), **options)
-    if key not in _COMPUTED:
+    if result is _MISSING:
         if len(_COMPUTED) >= _COMPUTED_MAX:
             _COMPUTED.clear()
-        _COMPUTED[key] = read_only(function(*args.values(), **options))
-    return _COMPUTED[key]
+        result = _COMPUTED[key] = read_only(function(*args.values(), **options))
+    return result
 
 
 def _thunks(mistakes: MistakeTable, args: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
