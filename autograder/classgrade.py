@@ -17,14 +17,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
-from autograder.gradebook import GradebookWriter, stage_autograded, swap_in, with_outputs
 from autograder.notebook import NotebookError, read_notebook
 from autograder.results import SubmissionResult
 from autograder.sandbox.limits import Limits
+
+if TYPE_CHECKING:  # the gradebook imports nbgrader and SQLAlchemy: not before the workers have started
+    from autograder.gradebook import GradebookWriter
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # Graded submissions are committed to the gradebook together, at most this many or this old: one
@@ -203,7 +205,28 @@ _HIDE: list[str] = []
 
 
 def _init_worker(hide: list[str]) -> None:
+    """Start the worker's zygote at once, while the main process still reads the course; if it cannot
+    start, the first job tries again and reports why."""
+    from autograder.engine import default_zygote
+
     _HIDE[:] = hide
+    try:
+        default_zygote(_HIDE)
+    except Exception:
+        pass
+
+
+def _ready() -> None:
+    """A first job, so that the pool forks its workers now."""
+
+
+def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = ()) -> ProcessPoolExecutor:
+    """The worker processes, started before the gradebook is opened: their zygotes start meanwhile."""
+    context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                               initargs=(list(hide),))
+    pool.submit(_ready)
+    return pool
 
 
 def _work(job: Job) -> Outcome:
@@ -247,8 +270,10 @@ def already_graded(settings: Settings, sources: list[SourceNotebook], assignment
     return not (new is not None and old is not None and new > old)
 
 
-def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, students: list[str], jobs: int,
-                force: bool, progress: Any = None, hide: list[str] | tuple[str, ...] = ()) -> Summary:
+def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, students: list[str], jobs: int,
+                force: bool, progress: Any = None, hide: list[str] | tuple[str, ...] = (),
+                pool: ProcessPoolExecutor | None = None) -> Summary:
+    """Grade `students`; `pool` (from `start_pool`, same jobs and hide) is used and shut down."""
     summary = Summary()
     started = time.monotonic()
     sources = writer.source_notebooks(assignment)
@@ -265,12 +290,6 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
     task = progress.add_task(f"grading {assignment}", total=len(todo)) if progress else None
     pending: dict[Future, tuple[Prepared, int]] = {}
     queue = list(reversed(todo))
-    context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
-
-    def new_pool() -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                                   initargs=(list(hide),))
-
     batch = Batch(writer)
 
     def finish(prepared: Prepared, outcome: Outcome) -> None:
@@ -280,7 +299,7 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
         if progress:
             progress.advance(task)
 
-    pool = new_pool()
+    pool = pool or start_pool(jobs, hide)
     try:
         while queue or pending:
             while queue and len(pending) < 2 * jobs:
@@ -317,7 +336,7 @@ def grade_class(settings: Settings, writer: GradebookWriter, assignment: str, st
                     broken.append((prepared, tries))
                     pending.pop(future)
                 pool.shutdown(wait=False, cancel_futures=True)
-                pool = new_pool()
+                pool = start_pool(jobs, hide)
                 for prepared, tries in broken:
                     if tries >= 1:
                         result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")
@@ -338,7 +357,7 @@ class Batch:
     yet in place. `commit` writes the transaction, then swaps the folders in: a folder never shows a
     grade the gradebook does not hold. `discard` rolls both back."""
 
-    def __init__(self, writer: GradebookWriter) -> None:
+    def __init__(self, writer: "GradebookWriter") -> None:
         self.writer = writer
         self.folders: list[tuple[Path, Path]] = []  # (staged, destination)
         self.students: set[str] = set()
@@ -358,6 +377,8 @@ class Batch:
         return max(self.started + BATCH_SECONDS - time.monotonic(), 0.0) if self.folders else None
 
     def commit(self) -> None:
+        from autograder.gradebook import swap_in
+
         try:
             self.writer.commit()
         except BaseException:
@@ -377,8 +398,10 @@ class Batch:
         self.students.clear()
 
 
-def _apply(settings: Settings, writer: GradebookWriter, assignment: str, sources: list[SourceNotebook],
+def _apply(settings: Settings, writer: "GradebookWriter", assignment: str, sources: list[SourceNotebook],
            prepared: Prepared, outcome: Outcome, summary: Summary, batch: Batch) -> None:
+    from autograder.gradebook import stage_autograded, with_outputs
+
     result = outcome.result
     executed = {name: with_outputs(nb, outcome.outputs.get(name, [])) for name, nb in prepared.notebooks.items()}
     if prepared.student in batch.students:  # one student's rows (queried by id) are never staged twice
@@ -428,7 +451,7 @@ def check_graders(sources: list[SourceNotebook]) -> None:
                                  f"but its graders add up to {total:g}")
 
 
-def ensure_assignment(settings: Settings, writer: GradebookWriter, assignment: str) -> None:
+def ensure_assignment(settings: Settings, writer: "GradebookWriter", assignment: str) -> None:
     """The assignment must be in the gradebook; if only its source exists, add it as nbgrader would
     (`generate_assignment`, into a scratch release folder so the course's release/ is left alone)."""
     if writer.has_assignment(assignment):

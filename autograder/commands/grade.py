@@ -5,6 +5,7 @@ processes; results land in the gradebook and `autograded/` exactly where `nbgrad
 Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line for operational errors.
 """
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -28,15 +29,29 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from autograder import classgrade
+
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
+    root = Path.cwd()
+    hide = [str(root), str(Path(classgrade.__file__).resolve().parent), str(Path.home())]
+    # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and start their
+    # zygotes while this one does (half of the command's start-up otherwise).
+    pool = classgrade.start_pool(args.jobs, hide)
+    try:
+        return _grade(args, root, hide, pool)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)  # grade_class has shut it down unless it failed first
+
+
+def _grade(args, root: Path, hide: list[str], pool) -> int:
+    _nbgrader_without_server_extensions()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from autograder import classgrade
     from autograder.gradebook import GradebookError, GradebookWriter
 
-    if args.jobs < 1:
-        raise UserError("--jobs must be at least 1")
-    root = Path.cwd()
     try:
         settings = classgrade.load_settings(root)
         # How long to wait for another program's lock on the gradebook before giving up (one line, exit 1).
@@ -49,17 +64,28 @@ def run(args) -> int:
         classgrade.ensure_assignment(settings, writer, args.assignment)
         classgrade.check_graders(writer.source_notebooks(args.assignment))
         students = classgrade.students_to_grade(settings, args.assignment, args.student)
-        hide = [str(root), str(Path(classgrade.__file__).resolve().parent), str(Path.home())]
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = classgrade.grade_class(settings, writer, args.assignment, students, args.jobs, args.force,
-                                             progress, hide)
+                                             progress, hide, pool)
     except (classgrade.ClassError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()
     print_summary(summary, args.assignment, err)
     return 0
+
+
+def _nbgrader_without_server_extensions() -> None:
+    """Register the `nbgrader` package without running its `__init__`, which loads the Jupyter server
+    extensions (jupyter_server, tornado handlers, the exchange: 0.4 s of CPU); grading imports only its
+    modules (`api`, `coursedir`, `utils`, `plugins`, `preprocessors`), which import as usual. Only in this
+    command's process: nbgrader itself runs as its own command."""
+    if "nbgrader" in sys.modules:
+        return
+    spec = importlib.util.find_spec("nbgrader")
+    if spec is not None:
+        sys.modules["nbgrader"] = importlib.util.module_from_spec(spec)
 
 
 def print_summary(summary, assignment: str, err) -> None:
