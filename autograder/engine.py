@@ -12,7 +12,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.results import CellResult, SubmissionResult
-from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
+from autograder.sandbox.client import (
+    PlanMismatch,
+    RemoteStudent,
+    Request,
+    Sandbox,
+    SandboxDied,
+    SandboxError,
+    Zygote,
+    cell_request,
+    modules_request,
+)
 from autograder.sandbox.limits import Limits
 
 
@@ -62,16 +72,17 @@ class Outcome:
     outputs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
     sandbox_level: str = ""
     protections_off: list[str] = field(default_factory=list)
+    regraded: int = 0  # notebooks graded a second time, call by call, because the graders left the plan
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, for moving outcomes between machines (a Dask worker to the gradebook writer)."""
         return {"result": self.result.to_dict(), "outputs": self.outputs, "sandbox_level": self.sandbox_level,
-                "protections_off": self.protections_off}
+                "protections_off": self.protections_off, "regraded": self.regraded}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Outcome":
         return cls(SubmissionResult.from_dict(data["result"]), data["outputs"], data["sandbox_level"],
-                   data["protections_off"])
+                   data["protections_off"], data.get("regraded", 0))
 
 
 LIMIT_NOTES = {
@@ -92,7 +103,8 @@ def default_zygote(hide: list[str] | tuple[str, ...] = ()) -> Zygote:
     return _zygote
 
 
-def grade_submission(job: Job, zygote: Zygote | None = None) -> Outcome:
+def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) -> Outcome:
+    """`plan=False` sends each request only when it is asked for (what a plan that fails falls back to)."""
     zygote = zygote or default_zygote()
     started = time.monotonic()
     deadline = started + job.limits.total_seconds
@@ -107,17 +119,22 @@ def grade_submission(job: Job, zygote: Zygote | None = None) -> Outcome:
             outcome.outputs[notebook.name] = [[] for _ in notebook.cells]
             notes.append(f"{notebook.name}.ipynb was not submitted")
             continue
-        try:
-            sandbox = zygote.spawn(job.limits)
-        except SandboxError:
-            zygote.close()  # one fresh start; a second failure is the machine's problem, not the student's
-            sandbox = zygote.spawn(job.limits)
-        try:
-            outputs = _run_notebook(job, notebook, sandbox, result, deadline, notes)
-        finally:
-            sandbox.close()
+        # First with every request sent ahead; if the graders ask for a call that was not planned, the
+        # notebook is graded again from the start in a fresh process, each request sent when asked for.
+        for pipelined in (True, False) if plan else (False,):
+            sandbox = _spawn(zygote, job.limits)
+            try:
+                run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
+            except PlanMismatch:
+                outcome.regraded += 1
+                continue
+            finally:
+                sandbox.close()
             limits_hit |= sandbox.limits_hit
-        outcome.outputs[notebook.name] = outputs
+            break
+        result.cells += run.cells
+        notes += run.notes
+        outcome.outputs[notebook.name] = run.outputs
     result.limits_hit = sorted(limits_hit)
     for limit in result.limits_hit:
         if limit in LIMIT_NOTES:
@@ -129,19 +146,57 @@ def grade_submission(job: Job, zygote: Zygote | None = None) -> Outcome:
     return outcome
 
 
-def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, result: SubmissionResult,
-                  deadline: float, notes: list[str]) -> list[list[dict[str, Any]]]:
+def _spawn(zygote: Zygote, limits: Limits) -> Sandbox:
+    try:
+        return zygote.spawn(limits)
+    except SandboxError:
+        zygote.close()  # one fresh start; a second failure is the machine's problem, not the student's
+        return zygote.spawn(limits)
+
+
+@dataclass
+class _NotebookRun:
+    outputs: list[list[dict[str, Any]]] = field(default_factory=list)
+    cells: list[CellResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
+    """Every request grading this notebook makes when the answers are right, in order."""
+    from autograder.callplan import planned_calls
+
+    requests = [modules_request(job.modules)]
+    for cell in notebook.cells:
+        if cell.kind == "skip":
+            continue
+        run = cell_request(cell.source, _display(cell), cell.grade_id)
+        if cell.kind != "test" or cell.exercise is None:
+            requests.append(run)
+            continue
+        calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
+        requests += [*calls, run] if cell.graders_first else [run, *calls]
+    return requests
+
+
+def _display(cell: CellJob) -> bool:
+    return cell.kind == "code" or cell.exercise is None
+
+
+def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
+                  pipelined: bool) -> _NotebookRun:
     from autograder.runner import run_exercise  # the graders live only on this, trusted, side
 
-    outputs: list[list[dict[str, Any]]] = []
+    run = _NotebookRun()
+    if pipelined:
+        sandbox.announce(_requests(job, notebook))
     count = 0
     try:
         sandbox.send_modules(job.modules)
     except SandboxDied as died:
-        notes.append(str(died))
+        run.notes.append(str(died))
     for cell in notebook.cells:
         if cell.kind == "skip":
-            outputs.append([])
+            run.outputs.append([])
             continue
         count += 1
         if sandbox.dead or time.monotonic() >= deadline:
@@ -149,42 +204,53 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, result: Sub
                       else f"the submission's {job.limits.total_seconds:g} s were used up")
             if not sandbox.dead:
                 sandbox.limits_hit.add("time")
-            notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
+            run.notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
             if cell.kind == "test":
-                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, f"not run: {reason}"))
-            outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
+                run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, f"not run: {reason}"))
+            run.outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
             continue
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
-        early, first_out = None, []
-        if cell.kind == "test" and cell.exercise and cell.graders_first:
-            # The cell calls the hidden graders before its visible check: same order here, so the
-            # feedback is printed above the check's output or error, as in the kernel.
-            early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
-            first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
-        try:
-            reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(),
-                                     display=cell.kind == "code" or cell.exercise is None)
-        except SandboxDied as died:
-            notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
-            if cell.kind == "test":
-                result.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
-            outputs.append(first_out + [_error("SandboxStopped", str(died))])
-            continue
-        cell_out = first_out + _streams(reply["outputs"], job.ignore_pattern, count)
-        if reply["error"]:
-            cell_out.append({"output_type": "error", **reply["error"]})
-            if reply["error"]["ename"] == "TimeoutError":
-                notes.append(f"{cell.grade_id or f'cell {count}'}: ran longer than {job.limits.cell_seconds:g} s "
+        before = (sandbox.skipped, sandbox.incidents, len(sandbox.limits_hit))
+        _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
+        if pipelined:
+            sandbox.settle(cell.grade_id, cell_deadline - time.monotonic())
+            # Calls sent ahead that the graders passed over still ran; when the cell also hit a limit,
+            # they may be why, so only a call-by-call run can say what the cell scores.
+            if sandbox.skipped > before[0] and (sandbox.incidents, len(sandbox.limits_hit)) != before[1:]:
+                raise PlanMismatch(f"{cell.grade_id}: a limit was hit after planned calls were passed over")
+    return run
+
+
+def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun,
+              run_exercise: Any) -> None:
+    early, first_out = None, []
+    if cell.kind == "test" and cell.exercise and cell.graders_first:
+        # The cell calls the hidden graders before its visible check: same order here, so the
+        # feedback is printed above the check's output or error, as in the kernel.
+        early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
+        first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
+    try:
+        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=_display(cell),
+                                 group=cell.grade_id)
+    except SandboxDied as died:
+        run.notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
+        if cell.kind == "test":
+            run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
+        run.outputs.append(first_out + [_error("SandboxStopped", str(died))])
+        return
+    cell_out = first_out + _streams(reply["outputs"], job.ignore_pattern, count)
+    if reply["error"]:
+        cell_out.append({"output_type": "error", **reply["error"]})
+        if reply["error"]["ename"] == "TimeoutError":
+            run.notes.append(f"{cell.grade_id or f'cell {count}'}: ran longer than {job.limits.cell_seconds:g} s "
                              "and was interrupted")
-        if cell.kind == "code":
-            if reply["result"] is not None and not reply["error"]:
-                cell_out.append(_result(reply["result"], count))
-            outputs.append(cell_out)
-            continue
-        outputs.append(cell_out)
-        result.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
-                                             run_exercise, early))
-    return outputs
+    run.outputs.append(cell_out)
+    if cell.kind == "code":
+        if reply["result"] is not None and not reply["error"]:
+            cell_out.append(_result(reply["result"], count))
+        return
+    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count, run_exercise,
+                                      early))
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
@@ -200,7 +266,7 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
         return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
                           f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
     if exercise is None:
-        exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline))
+        exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
         cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
     score = float(min(max(exercise.score, 0.0), exercise.max_score, cell.points))
     problem = None

@@ -28,7 +28,7 @@ def roundtrip(value):
     a, b = socket.socketpair()
     with a, b:
         a.sendall(frame)
-        header, received = wire.recv(b)
+        header, received = wire.Reader(b).recv()
     return wire.decode(header["v"], received)
 
 
@@ -71,7 +71,7 @@ def test_wire_rejects_oversized_frames():
     with a, b:
         a.sendall(wire.pack({"x": 1}, [b"0" * 5000]))
         with pytest.raises(wire.WireError):
-            wire.recv(b, max_frame=1000)
+            wire.Reader(b, max_frame=1000).recv()
 
 
 def test_zygote_holds_no_grader_code(zygote):

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,12 @@ class SandboxError(Exception):
 class BoundaryError(BaseException):
     """A grader passed a value that cannot cross into the sandbox: a bug in the grader, not the answer.
     A BaseException so the runner's per-case `except Exception` cannot blame the student for it."""
+
+
+class PlanMismatch(BaseException):
+    """The graders asked for something other than the requests sent ahead of time (see `Sandbox.announce`):
+    the notebook must be graded again with each request sent when asked for. A BaseException so that no
+    grader's or runner's `except Exception` can take it for the student's error."""
 
 
 class SandboxDied(Exception):
@@ -155,15 +162,51 @@ class Zygote:
         self.close()
 
 
+NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
+
+
+@dataclass
+class Request:
+    """A request as it crosses: its header and buffers (what a later request is compared with), and the
+    frame they pack into (packed once when the same request goes to every submission)."""
+
+    header: dict
+    buffers: list[bytes] = field(default_factory=list)
+    frame: bytes = b""
+
+    def __post_init__(self) -> None:
+        if not self.frame:
+            self.frame = wire.pack(self.header, self.buffers)
+
+    def same(self, header: dict, buffers: list[bytes]) -> bool:
+        return self.header == header and self.buffers == buffers
+
+
+@dataclass
+class _Sent:
+    request: Request
+    drain: bool = False  # its reply is read and dropped: asked for and forgone, or passed over
+    skipped: bool = False  # passed over: the graders never asked for it
+
+
 class Sandbox:
     """One submission's process. Every request has a deadline; past it the code is interrupted, then
-    killed; once killed, every later request raises SandboxDied."""
+    killed; once killed, every later request raises SandboxDied.
+
+    Requests can be sent ahead (`announce`): the submission then works through a whole notebook without
+    waiting for the grader between requests. Replies come back in order; asking for a request claims its
+    reply, reading and dropping the replies of announced calls passed over on the way."""
 
     def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, pidfd: int | None, limits: Limits) -> None:
         self.zygote, self.sock, self.pid, self.pidfd, self.limits = zygote, sock, pid, pidfd, limits
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
+        self.reader = wire.Reader(sock)
+        self.outbox = bytearray()
+        self.sent: deque[_Sent] = deque()  # announced, reply not read yet
+        self.incidents = 0  # timeouts, interrupts and deaths so far
+        self.skipped = 0  # announced calls the graders passed over
 
     # low level ------------------------------------------------------------------------------------
     def _signal(self, signum: int) -> None:
@@ -175,39 +218,119 @@ class Sandbox:
         except (ProcessLookupError, OSError):
             pass
 
-    def _wait_readable(self, seconds: float) -> bool:
-        return bool(select.select([self.sock], [], [], max(seconds, 0))[0])
+    def _pump(self, seconds: float, whole: bool) -> bool:
+        """Send what is queued and read what arrives until a reply has begun (or, `whole`, is complete).
+        False when `seconds` pass first. Sending never blocks: a submission that stops reading cannot
+        hold the grader."""
+        end = time.monotonic() + seconds
+        while not (self.reader.complete() if whole else self.reader.started()):
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return False
+            readable, writable, _ = select.select([self.sock], [self.sock] if self.outbox else [], [], remaining)
+            if writable:
+                self._send_some()
+            if readable:
+                try:
+                    self.reader.feed(socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    pass
+        return True
 
-    def request(self, header: dict, buffers: list[bytes] = (), timeout: float = 60.0) -> tuple[dict, list[bytes]]:
+    def _send_some(self) -> None:
+        try:
+            sent = self.sock.send(self.outbox, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        except OSError:  # the process is gone: reading its end of the socket will say so
+            self.outbox.clear()
+            return
+        del self.outbox[:sent]
+
+    def _reply(self, timeout: float) -> tuple[dict, list[bytes]]:
+        """The next reply in order, with the interrupt-then-kill escalation when it does not come."""
         if self.dead:
             raise self.dead
         timeout = max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
         try:
-            wire.send(self.sock, header, buffers)
-        except OSError:
-            self._died("the submission's process ended", "crash")
-        if not self._wait_readable(timeout):
-            self.limits_hit.add("time")
-            self._signal(signal.SIGINT)
-            if not self._wait_readable(GRACE_SECONDS):
-                self.kill()
-                self._died(f"stopped after {timeout:g} s: it did not finish in time and ignored the interrupt",
-                           "time")
-        self.sock.settimeout(FRAME_SECONDS)
-        try:
-            return wire.recv(self.sock)
-        except EOFError:
+            if not self._pump(timeout, whole=False):
+                self.limits_hit.add("time")
+                self.incidents += 1
+                self._signal(signal.SIGINT)
+                if not self._pump(GRACE_SECONDS, whole=False):
+                    self.kill()
+                    self._died(f"stopped after {timeout:g} s: it did not finish in time and ignored the interrupt",
+                               "time")
+            if not self._pump(FRAME_SECONDS, whole=True):
+                raise TimeoutError("a reply stopped half way")
+            return self.reader.take()
+        except (EOFError, BrokenPipeError, ConnectionResetError):
             self._died("the submission's process ended", "crash")
         except (wire.WireError, TimeoutError, OSError) as exc:
             self.kill()
             self._died(f"the submission's process sent something unreadable ({exc})", "crash")
-        finally:
-            if self.sock.fileno() >= 0:  # not closed by _died
-                self.sock.settimeout(None)
         raise AssertionError("unreachable")
+
+    def announce(self, requests: list[Request]) -> None:
+        """Send these requests now, before they are asked for, in the order they will be."""
+        for request in requests:
+            self.outbox += request.frame
+            self.sent.append(_Sent(request))
+        self._send_some()
+
+    def _claim(self, header: dict, buffers: list[bytes], forgo: bool = False) -> bool:
+        """Find this request among those announced (passing over announced calls only); False when
+        nothing was announced. Everything before it is to be drained; with `forgo`, it is too."""
+        if not self.sent:
+            return False
+        index = next((i for i, entry in enumerate(self.sent)
+                      if not entry.drain and entry.request.same(header, buffers)), None)
+        earlier_ones = list(self.sent)[:index]
+        if index is None or any(e.request.header.get("op") != "call" for e in earlier_ones):
+            raise PlanMismatch(f"a {header.get('op')} request that was not sent ahead")
+        for earlier in earlier_ones:
+            if not earlier.drain:
+                earlier.drain = earlier.skipped = True
+                self.skipped += 1
+        self.sent[index].drain = forgo
+        return True
+
+    def _drain(self, timeout: float) -> None:
+        while self.sent and self.sent[0].drain and not self.dead:
+            self.sent.popleft()
+            try:
+                self._reply(timeout)
+            except SandboxDied:
+                return
+
+    def settle(self, group: str | None, timeout: float) -> None:
+        """Read the replies of this cell's announced calls that nobody asked for (or that were forgone)."""
+        while self.sent and self.sent[0].request.header.get("group") == group \
+                and self.sent[0].request.header.get("op") == "call":
+            entry = self.sent[0]
+            if not entry.drain:
+                entry.drain = entry.skipped = True
+                self.skipped += 1
+            self._drain(timeout)
+            if self.dead:
+                return
+
+    def request(self, request: Request, timeout: float = 60.0) -> tuple[dict, list[bytes]]:
+        if self.dead:
+            raise self.dead
+        if self._claim(request.header, request.buffers):
+            self._drain(timeout)
+            if self.dead:
+                raise self.dead
+            self.sent.popleft()
+        else:
+            self.outbox += request.frame
+            self._send_some()
+        return self._reply(timeout)
 
     def _died(self, message: str, limit: str) -> None:
         if self.dead is None:
+            self.incidents += 1
             info = self.close(wait=True)
             message, limit = _explain(message, limit, info, self.limits)
             self.limits_hit.add(limit)
@@ -216,25 +339,29 @@ class Sandbox:
 
     # high level -----------------------------------------------------------------------------------
     def send_modules(self, sources: dict[str, str]) -> None:
-        self.request({"op": "modules", "sources": sources}, timeout=30)
+        self.request(modules_request(sources), timeout=30)
 
-    def run_cell(self, source: str, timeout: float, display: bool = True) -> dict[str, Any]:
-        header, _ = self.request({"op": "cell", "source": source, "display": display}, timeout=timeout)
+    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None) -> dict[str, Any]:
+        header, _ = self.request(cell_request(source, display, group), timeout=timeout)
         return _checked_cell_reply(header, self)
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> tuple[Any, list, list]:
-        args_tree, buffers = _encode_argument(list(args))
-        kwargs_tree, more = _encode_argument(kwargs)
-        # kwargs' buffer indices follow args' in one shared list
-        kwargs_tree = _shift(kwargs_tree, len(buffers))
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None
+             ) -> tuple[Any, list, list]:
+        request = call_request(name, args, kwargs, group)
+        if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
+            if self.sent and not self.dead:
+                self._claim(request.header, request.buffers, forgo=True)
+            raise StudentError(NOT_CALLED.format(name=name))
         try:
-            header, replies = self.request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree},
-                                           buffers + more, timeout=timeout)
+            header, replies = self.request(request, timeout=timeout)
         except SandboxDied as died:
             raise StudentError(f"{name}: {died}") from None
+        if header.get("expired"):
+            raise StudentError(NOT_CALLED.format(name=name))
         if "error" in header:
             if header.get("timeout"):
                 self.limits_hit.add("time")
+                self.incidents += 1
             raise StudentError(str(header["error"])[:1000])
         try:
             value, changed_args, changed_kwargs = wire.decode(header.get("value"), replies)
@@ -262,6 +389,23 @@ class Sandbox:
             os.close(self.pidfd)
             self.pidfd = None
         return self.exit
+
+
+def modules_request(sources: dict[str, str]) -> Request:
+    return Request({"op": "modules", "sources": sources})
+
+
+def cell_request(source: str, display: bool, group: str | None) -> Request:
+    return Request({"op": "cell", "source": source, "display": display, "group": group})
+
+
+def call_request(name: str, args: tuple, kwargs: dict, group: str | None) -> Request:
+    args_tree, buffers = _encode_argument(list(args))
+    kwargs_tree, more = _encode_argument(kwargs)
+    # kwargs' buffer indices follow args' in one shared list
+    kwargs_tree = _shift(kwargs_tree, len(buffers))
+    return Request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree, "group": group},
+                   buffers + more)
 
 
 def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limits) -> tuple[str, str]:
@@ -366,11 +510,13 @@ def copy_back(target: Any, new: Any) -> None:
 
 class RemoteStudent:
     """The `student` the graders see: `student.f(*args)` runs f in the sandbox. Each grade cell has a
-    time budget; once it is spent, further calls fail at once instead of each waiting its own timeout."""
+    time budget; once it is spent, further calls fail at once instead of each waiting its own timeout.
+    `group` names the cell, so that calls sent ahead for it can be told from other cells' calls."""
 
-    def __init__(self, sandbox: Sandbox, deadline: float) -> None:
+    def __init__(self, sandbox: Sandbox, deadline: float, group: str | None = None) -> None:
         self._sandbox = sandbox
         self._deadline = deadline
+        self._group = group
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -378,9 +524,7 @@ class RemoteStudent:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             remaining = self._deadline - time.monotonic()
-            if remaining <= 0:
-                raise StudentError(f"{name} was not called: this cell's time limit was already used up")
-            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining)
+            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining, self._group)
             for index, new in changed_args if isinstance(changed_args, list) else []:
                 if isinstance(index, int) and 0 <= index < len(args):
                     copy_back(args[index], new)

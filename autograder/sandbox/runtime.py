@@ -94,6 +94,7 @@ class Runtime:
         self.interruptible = False
         self.pending = False  # an interrupt that arrived between receiving a request and running it
         self.count = 0
+        self.expired: Any = None  # the cell (group) whose time ran out: its remaining calls are skipped
         self.namespace: dict[str, Any] = {
             "__name__": "__main__", "__builtins__": builtins, "get_ipython": _NoIPython,
             "display": lambda *objs, **kw: [print(repr(o)) for o in objs] and None,
@@ -127,23 +128,37 @@ class Runtime:
     # requests -------------------------------------------------------------------------------------
     def serve(self) -> None:
         signal.signal(signal.SIGINT, self._on_sigint)
+        reader = wire.Reader(self.sock)
         while True:
             try:
-                header, buffers = wire.recv(self.sock)
+                header, buffers = reader.recv()
             except EOFError:
                 return
             self.pending = False  # an interrupt meant for an earlier, finished request
             op = header.get("op")
+            group = header.get("group")
             if op == "modules":
                 sys.meta_path.insert(0, _InstructorModules(header["sources"]))
                 wire.send(self.sock, {"ok": True})
             elif op == "cell":
-                wire.send(self.sock, self.run_cell(header["source"], header.get("display", True)))
+                reply = self.run_cell(header["source"], header.get("display", True))
+                self._expire_after_timeout(group, reply.get("error") is not None
+                                           and reply["error"]["ename"] == "TimeoutError")
+                wire.send(self.sock, reply)
+            elif op == "call" and group is not None and group == self.expired:
+                # The grader stopped waiting for this cell (its time is up) before this call, sent ahead
+                # of time, came up: it is not run, as the grader would not have asked for it.
+                wire.send(self.sock, {"expired": True})
             elif op == "call":
                 reply, out = self.call(header["name"], header["args"], header["kwargs"], buffers)
+                self._expire_after_timeout(group, bool(reply.get("timeout")))
                 wire.send(self.sock, reply, out)
             elif op == "exit":
                 return
+
+    def _expire_after_timeout(self, group: Any, timed_out: bool) -> None:
+        if timed_out and group is not None:
+            self.expired = group
 
     def run_cell(self, source: str, display: bool) -> dict[str, Any]:
         self.chunks = []

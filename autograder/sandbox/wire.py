@@ -171,48 +171,59 @@ def send(sock: socket.socket, header: dict, buffers: list[bytes] = ()) -> None:
     sock.sendall(pack(header, buffers))
 
 
-def recv(sock: socket.socket, max_frame: int = MAX_FRAME) -> tuple[dict, list[bytes]]:
-    """One frame; EOFError when the peer is gone, WireError when the frame is malformed or too big.
+class Reader:
+    """Frames from a stream socket, in order. A side may send several frames before the other reads them
+    (the grader sends a notebook's requests at once; the submission answers them one after another), so
+    what arrives past one frame is kept for the next.
 
-    Requests and replies alternate, so a frame is all the peer has sent: it is read with one `recv`
-    (most frames are small) rather than one for the prefix and one for the rest. Bytes past the frame
-    break the alternation and are a WireError."""
-    first = sock.recv(_FIRST_READ)
-    if not first:
-        raise EOFError("the other side closed the connection")
-    if len(first) < _PREFIX.size:
-        first += _recv_exact(sock, _PREFIX.size - len(first))
-    body_len, head_len = _PREFIX.unpack_from(first)
-    if body_len > max_frame or head_len + 4 > body_len:
-        raise WireError(f"a message of {body_len} bytes is over the limit of {max_frame}")
-    got = len(first) - _PREFIX.size
-    if got > body_len - 4:
-        raise WireError("more than one message arrived at once")
-    body = first[_PREFIX.size:]
-    if got < body_len - 4:
-        body += _recv_exact(sock, body_len - 4 - got)
-    try:
-        header = json.loads(body[:head_len])
-    except (ValueError, RecursionError) as exc:
-        raise WireError(f"unreadable header: {str(exc)[:80]}") from None
-    sizes = header.get("buffers") if isinstance(header, dict) else None
-    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
-        raise WireError("malformed header")
-    if head_len + sum(sizes) != len(body):
-        raise WireError("buffer sizes do not add up")
-    buffers, offset = [], head_len
-    for n in sizes:
-        buffers.append(body[offset:offset + n])
-        offset += n
-    return header, buffers
+    `recv` reads until a whole frame is in; `feed` reads once, for a caller that waits with `select`."""
 
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME) -> None:
+        self.sock, self.max_frame = sock, max_frame
+        self.buffer = bytearray()
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = sock.recv(min(n - got, 1 << 20))
+    def started(self) -> bool:
+        return bool(self.buffer)
+
+    def complete(self) -> bool:
+        """Whether a whole frame is buffered; WireError as soon as its prefix says it is malformed."""
+        return self._needed() == 0
+
+    def _needed(self) -> int:
+        if len(self.buffer) < _PREFIX.size:
+            return _PREFIX.size - len(self.buffer)
+        body_len, head_len = _PREFIX.unpack_from(self.buffer)
+        if body_len > self.max_frame or head_len + 4 > body_len:
+            raise WireError(f"a message of {body_len} bytes is over the limit of {self.max_frame}")
+        return max(_PREFIX.size - 4 + body_len - len(self.buffer), 0)
+
+    def feed(self, flags: int = 0) -> None:
+        chunk = self.sock.recv(min(max(self._needed(), _FIRST_READ), 1 << 20), flags)
         if not chunk:
             raise EOFError("the other side closed the connection")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
+        self.buffer += chunk
+
+    def recv(self) -> tuple[dict, list[bytes]]:
+        """The next frame; EOFError when the peer is gone, WireError when it is malformed or too big."""
+        while not self.complete():
+            self.feed()
+        return self.take()
+
+    def take(self) -> tuple[dict, list[bytes]]:
+        body_len, head_len = _PREFIX.unpack_from(self.buffer)
+        body = bytes(self.buffer[_PREFIX.size:_PREFIX.size - 4 + body_len])
+        del self.buffer[:_PREFIX.size - 4 + body_len]
+        try:
+            header = json.loads(body[:head_len])
+        except (ValueError, RecursionError) as exc:
+            raise WireError(f"unreadable header: {str(exc)[:80]}") from None
+        sizes = header.get("buffers") if isinstance(header, dict) else None
+        if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
+            raise WireError("malformed header")
+        if head_len + sum(sizes) != len(body):
+            raise WireError("buffer sizes do not add up")
+        buffers, offset = [], head_len
+        for n in sizes:
+            buffers.append(body[offset:offset + n])
+            offset += n
+        return header, buffers

@@ -1,0 +1,46 @@
+"""The calls the hidden graders make, known before any submission is graded.
+
+The graders draw their inputs from fixed seeds, so on a correct answer they make the same calls for every
+submission. Recorded once per process against the reference answers, those calls are sent to a
+submission's process together with its cells (`Sandbox.announce`): it runs a whole notebook without
+waiting for the grader between calls, and the graders then find each answer already there. A grader that
+asks for a call not in the plan (one built from a wrong answer's output) makes the engine grade that
+notebook again, asking for each call when it is made.
+"""
+
+import functools
+import importlib
+from typing import Any
+
+from autograder.runner import run_exercise
+from autograder.sandbox.client import Request, call_request
+from autograder.student import NamespaceStudent
+
+
+class _Recorder:
+    """A `student` whose functions are the reference answers, noting each call as it would cross."""
+
+    def __init__(self, namespace: dict[str, Any], group: str | None) -> None:
+        self._student = NamespaceStudent(namespace)
+        self._group = group
+        self.calls: list[Request] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(call_request(name, args, kwargs, self._group))
+            return getattr(self._student, name)(*args, **kwargs)
+
+        return call
+
+
+@functools.cache
+def planned_calls(assignment: str, exercise: str, group: str | None) -> tuple[Request, ...]:
+    """The calls `run_exercise(assignment, exercise, ...)` makes on a correct answer, tagged with `group`
+    (the grade cell), each packed once."""
+    reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+    recorder = _Recorder(vars(reference), group)
+    run_exercise(assignment, exercise, recorder)
+    return tuple(recorder.calls)
