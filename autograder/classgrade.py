@@ -90,6 +90,36 @@ def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
     return modules
 
 
+def instructor_imports(source: Path, modules: dict[str, str]) -> list[str]:
+    """The modules the instructor's notebooks import in what students see (not their own `.py` files): the
+    sandbox's zygote imports them once so that no submission pays for, say, matplotlib's start. Never the
+    hidden tests' imports, nor anything of this package: no grader code may enter the sandbox."""
+    import ast
+
+    from autograder.notebook import python_source, visible_part
+
+    found: dict[str, None] = {}
+    for path in sorted(source.glob("*.ipynb")) if source.is_dir() else []:
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError, AttributeError):
+            continue
+        for cell in cells:
+            if not (isinstance(cell, dict) and cell.get("cell_type") == "code"):
+                continue
+            text = cell.get("source", "")
+            try:
+                tree = ast.parse(python_source(visible_part("".join(text) if isinstance(text, list) else str(text))))
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    found.update(dict.fromkeys(alias.name for alias in node.names))
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    found[node.module] = None
+    return [name for name in found if name.split(".")[0] not in (*modules, "autograder")]
+
+
 def read_fast(path: Path) -> dict[str, Any]:
     """A v4 notebook as plain dicts, without nbformat's schema validation (milliseconds a notebook); what
     grading needs is checked: cells with a type, a source and, where nbgrader put it, a metadata dict."""
@@ -279,6 +309,7 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
     sources = writer.source_notebooks(assignment)
     source_dir = settings.path("source", ".", assignment)
     modules = instructor_modules(source_dir, settings.coursedir.ignore)
+    preload = instructor_imports(source_dir, modules)
     todo = []
     for student in students:
         if not force and already_graded(settings, sources, assignment, student):
@@ -307,6 +338,7 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
                 if prepared.job is None:
                     finish(prepared, unreadable_outcome(prepared, assignment, sources))
                     continue
+                prepared.job.preload = preload
                 pending[pool.submit(_work, prepared.job)] = (prepared, 0)
             if not pending:
                 continue

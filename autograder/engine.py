@@ -52,6 +52,7 @@ class Job:
     modules: dict[str, str] = field(default_factory=dict)  # the instructor's importable files, by module
     limits: Limits = field(default_factory=Limits)
     ignore_pattern: str | None = None  # nbgrader's IgnorePattern: stderr lines that do not zero a cell
+    preload: list[str] = field(default_factory=list)  # modules the instructor's notebook imports
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,7 +123,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
         # First with every request sent ahead; if the graders ask for a call that was not planned, the
         # notebook is graded again from the start in a fresh process, each request sent when asked for.
         for pipelined in (True, False) if plan else (False,):
-            sandbox = _spawn(zygote, job.limits)
+            sandbox = _spawn(zygote, job.limits, _warm(job, notebook))
             try:
                 run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
             except PlanMismatch:
@@ -146,12 +147,24 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
     return outcome
 
 
-def _spawn(zygote: Zygote, limits: Limits) -> Sandbox:
+def _spawn(zygote: Zygote, limits: Limits, warm: dict[str, Any]) -> Sandbox:
     try:
-        return zygote.spawn(limits)
+        return zygote.spawn(limits, warm)
     except SandboxError:
         zygote.close()  # one fresh start; a second failure is the machine's problem, not the student's
-        return zygote.spawn(limits)
+        return zygote.spawn(limits, warm)
+
+
+def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
+    """The instructor's code in this notebook, for the zygote to compile or import once for all children:
+    test cells (restored from the gradebook, never the student's text), modules, the notebook's imports."""
+    cells, count = [], 0
+    for cell in notebook.cells:
+        if cell.kind != "skip":
+            count += 1
+            if cell.kind == "test":
+                cells.append([cell.source, _display(cell), f"<cell {count}>"])
+    return {"cells": cells, "modules": job.modules, "imports": job.preload}
 
 
 @dataclass

@@ -34,7 +34,7 @@ def comparable(outcome) -> dict:
 
 
 # The endless loop is tried where every honest cell takes milliseconds, with a short cell limit so that it
-# ends soon; rnn_update_equations draws a figure (about a second), so it keeps nbgrader's limit.
+# ends soon; rnn_update_equations draws a figure, so it keeps nbgrader's limit.
 ATTACKED = {"hidden_state_activation": 3.0}
 
 
@@ -57,12 +57,13 @@ def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     writer = GradebookWriter(settings.db_url, settings.course_id)
     sources = writer.source_notebooks(assignment)
     modules = classgrade.instructor_modules(settings.path("source", ".", assignment), [])
+    preload = classgrade.instructor_imports(settings.path("source", ".", assignment), modules)
     writer.close()
     limits = dataclasses.replace(settings.limits, cell_seconds=ATTACKED.get(assignment, 30.0))
     found = {}
     for student, (kind, _) in kinds.items():
         job = classgrade.prepare(settings, sources, modules, assignment, student).job
-        found[student] = (kind, dataclasses.replace(job, limits=limits))
+        found[student] = (kind, dataclasses.replace(job, limits=limits, preload=preload))
     return found
 
 

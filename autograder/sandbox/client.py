@@ -24,6 +24,7 @@ from autograder.sandbox import isolation, wire
 from autograder.sandbox.limits import Limits
 from autograder.student import StudentError
 
+MAX_CONTROL_MESSAGE = 100_000  # one SOCK_SEQPACKET message to the zygote (its buffer is about 200 kB)
 GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
 FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
 _FUNCTION_NAMES = {id(f): name for name, f in ACTIVATIONS.items()}
@@ -76,6 +77,9 @@ class Zygote:
         self.process: subprocess.Popen | None = None
         self.control: socket.socket | None = None
         self.info: ZygoteInfo | None = None
+        self.warmed: set[tuple] = set()
+        self._pending: tuple[socket.socket, Limits] | None = None  # a spawn asked for, not yet answered
+        self._spare: Sandbox | None = None
 
     def start(self) -> ZygoteInfo:
         notes: list[str] = []
@@ -114,27 +118,80 @@ class Zygote:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def spawn(self, limits: Limits) -> "Sandbox":
+    def spawn(self, limits: Limits, warm: dict[str, Any] | None = None) -> "Sandbox":
+        """A sandboxed process. The next one is asked for at once, so that setting it up (namespaces,
+        mounts, filters) overlaps the work on this one. `warm`: instructor code the zygote compiles or
+        imports once, before forking, for every later child to inherit (see `runtime.warm`)."""
         if not self.alive():
             self.close()
             self.start()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            socket.send_fds(self.control, [json.dumps({"op": "spawn", "limits": limits.to_dict()}).encode()],
-                            [theirs.fileno()])
-            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
+            self._collect_spare()
+        except SandboxError:
+            pass  # asked for before a restart, or the zygote is gone: a fresh request below says which
+        sandbox, self._spare = self._spare, None
+        if sandbox is not None and sandbox.limits != limits:
+            sandbox.close()
+            sandbox = None
+        warm = self._unwarmed(warm or {})
+        if sandbox is None:
+            self._ask(limits, warm)
+            warm = {}
+            sandbox = self._collect()
+        self._ask(limits, warm)
+        return sandbox
+
+    def _unwarmed(self, warm: dict[str, Any]) -> dict[str, Any]:
+        fresh: dict[str, Any] = {"cells": [], "modules": {}, "imports": []}
+        for cell in warm.get("cells", []):
+            if ("cell", *cell) not in self.warmed:
+                self.warmed.add(("cell", *cell))
+                fresh["cells"].append(cell)
+        for name, source in warm.get("modules", {}).items():
+            if ("module", name, source) not in self.warmed:
+                self.warmed.add(("module", name, source))
+                fresh["modules"][name] = source
+        for name in warm.get("imports", []):
+            if ("import", name) not in self.warmed:
+                self.warmed.add(("import", name))
+                fresh["imports"].append(name)
+        return {k: v for k, v in fresh.items() if v}
+
+    def _ask(self, limits: Limits, warm: dict[str, Any]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        request = json.dumps({"op": "spawn", "limits": limits.to_dict(), **({"warm": warm} if warm else {})})
+        if len(request) > MAX_CONTROL_MESSAGE:  # warming is a saving, not a need: too much is not sent
+            request = json.dumps({"op": "spawn", "limits": limits.to_dict()})
+        try:
+            socket.send_fds(self.control, [request.encode()], [theirs.fileno()])
         except OSError as exc:
             ours.close()
             raise SandboxError(f"the zygote stopped answering: {exc}") from None
         finally:
             theirs.close()
+        self._pending = (ours, limits)
+
+    def _collect(self) -> "Sandbox":
+        ours, limits = self._pending
+        self._pending = None
+        try:
+            data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
+        except OSError as exc:
+            ours.close()
+            raise SandboxError(f"the zygote stopped answering: {exc}") from None
         if not data:
             ours.close()
             raise SandboxError("the zygote exited")
         pid = json.loads(data)["pid"]
         return Sandbox(self, ours, pid, fds[0] if fds else None, limits)
 
+    def _collect_spare(self) -> None:
+        """Read the zygote's answer to the spare's request before any other request's answer."""
+        if self._pending is not None:
+            self._spare = self._collect()
+
     def reap(self, pid: int) -> dict[str, Any]:
+        self._collect_spare()
         self.control.send(json.dumps({"op": "reap", "pid": pid}).encode())
         data = self.control.recv(1 << 16)
         if not data:
@@ -142,6 +199,13 @@ class Zygote:
         return json.loads(data)
 
     def close(self) -> None:
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
+        if self._pending is not None:
+            self._pending[0].close()  # the child reads the end of its socket and exits
+            self._pending = None
+        self.warmed.clear()
         if self.control is not None:
             self.control.close()
             self.control = None

@@ -139,6 +139,9 @@ def build_root(hide: list[str]) -> None:
     _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
     os.rmdir("/.old")
     mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    # The zygote's own scratch (a library it preloads may write a cache there, as matplotlib does); each
+    # child mounts a fresh /tmp over it and never sees it.
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0700")
 
 
 def _remount_readonly(target: str) -> None:

@@ -10,6 +10,7 @@ import ast
 import builtins
 import importlib.abc
 import importlib.util
+import os
 import signal
 import socket
 import sys
@@ -82,7 +83,68 @@ class _InstructorModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module: Any) -> None:
-        exec(compile(self.sources[module.__name__], f"{module.__name__}.py", "exec"), module.__dict__)
+        source, filename = self.sources[module.__name__], f"{module.__name__}.py"
+        code = _COMPILED.get((source, "module", filename)) or compile(source, filename, "exec")
+        exec(code, module.__dict__)
+
+
+# Instructor code compiled in the zygote, before forking (`warm`), keyed by what compiling depends on;
+# a child finds it here instead of compiling it again. Never a submission's own code: compiling happens in
+# the zygote, which must not be exposed to whatever a submission's text does to the compiler.
+_COMPILED: dict[tuple, Any] = {}
+WARM_ERRORS: list[str] = []  # what the zygote could not import (a child imports it itself)
+MAX_COMPILED = 2000
+
+
+def _compile_cell(source: str, display: bool, name: str) -> tuple[Any, Any]:
+    """The cell's code, and (when `display` and it ends with an expression) that expression's, whose value
+    the cell shows, as a kernel does."""
+    tree = ast.parse(source, name)
+    last = None
+    if display and tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+        last = compile(ast.Expression(tree.body.pop().value), name, "eval")
+    return compile(tree, name, "exec"), last
+
+
+def warm(request: dict[str, Any]) -> None:
+    """In the zygote: compile the instructor's cells and modules, and import what the instructor's notebook
+    imports (e.g. matplotlib, whose first import builds a font list: a second per child otherwise)."""
+    if len(_COMPILED) > MAX_COMPILED:
+        _COMPILED.clear()
+    for source, display, name in request.get("cells", []):
+        try:
+            _COMPILED[(source, display, name)] = _compile_cell(source, display, name)
+        except Exception:  # noqa: S112 - a cell that does not compile fails in the child, as it should
+            continue
+    for module, source in request.get("modules", {}).items():
+        try:
+            _COMPILED[(source, "module", f"{module}.py")] = compile(source, f"{module}.py", "exec")
+        except Exception:  # noqa: S112
+            continue
+    saved, saved_fds = (sys.stdout, sys.stderr), (os.dup(1), os.dup(2))
+    # What importing prints (a warning; C libraries such as fontconfig write to fd 2 directly) is not the
+    # grader's output.
+    sys.stdout = sys.stderr = _Discard(None, "discard")
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    try:
+        for name in request.get("imports", []):
+            if name.split(".")[0] == "autograder":
+                continue  # grader code never enters the sandbox, whoever asks
+            before = set(sys.modules)
+            try:
+                importlib.import_module(name)
+            except BaseException as exc:  # noqa: B036 - not importable here: each child tries for itself
+                WARM_ERRORS.append(f"{name}: {type(exc).__name__}: {exc}")
+                for partial in set(sys.modules) - before:  # a half-imported module must not be inherited
+                    del sys.modules[partial]
+    finally:
+        sys.stdout, sys.stderr = saved
+        for fd, copy in zip((1, 2), saved_fds, strict=True):
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 class Runtime:
@@ -170,14 +232,10 @@ class Runtime:
         try:
             try:
                 self._start_student_code()
-                tree = ast.parse(source, name)
-                last = None
-                if display and tree.body and isinstance(tree.body[-1], ast.Expr) \
-                        and not source.rstrip().endswith(";"):
-                    last = ast.Expression(tree.body.pop().value)
-                exec(compile(tree, name, "exec"), self.namespace)
+                code, last = _COMPILED.get((source, display, name)) or _compile_cell(source, display, name)
+                exec(code, self.namespace)
                 if last is not None:
-                    value = eval(compile(last, name, "eval"), self.namespace)
+                    value = eval(last, self.namespace)
                     if value is not None:
                         result = repr(value)[:MAX_REPR]
             finally:

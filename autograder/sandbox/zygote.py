@@ -117,13 +117,16 @@ def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | N
     scratch: dict[int, str] = {}
     while True:
         try:
-            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+            data, fds, _, _ = socket.recv_fds(control, 1 << 18, 1)
         except (ConnectionError, OSError):
             return
         if not data:
             return
         request = json.loads(data)
         if request["op"] == "spawn":
+            if request.get("warm"):
+                runtime.warm(request["warm"])
+                gc.freeze()  # as at start: what children inherit is never walked (and copied) by their collector
             folder = tempfile.mkdtemp(dir=scratch_base) if scratch_base else None
             pid = spawn(fds[0], limits.Limits.from_dict(request["limits"]), level, pid_ns, folder, control)
             os.close(fds[0])
