@@ -197,8 +197,17 @@ def notebook_job(name: str, nb: dict[str, Any], source: SourceNotebook) -> Noteb
                 # differ, so memory stays flat in the class size.
                 if code is not cell["source"] and len(source.memo) < MEMO_CELLS:
                     source.memo["code", cell["source"]] = code
-            cells.append(CellJob("code", code))
+            cells.append(CellJob("code", code, instructors=cell["source"] in _locked_code(source)))
     return NotebookJob(name, cells)
+
+
+def _locked_code(source: SourceNotebook) -> set[str]:
+    """The texts of the instructor's code cells: locked ones (`sanitise` restored each from the gradebook),
+    and any other non-solution cell as released (`classgrade` reads those from the instructor's notebook)."""
+    if "locked code" not in source.memo:
+        source.memo["locked code"] = ({c.source for c in source.cells if c.locked and c.cell_type == "code"}
+                                      | source.memo.get("instructor code", set()))
+    return source.memo["locked code"]
 
 
 def _test_job(text: str, gid: str, points: float, memo: dict[Any, Any]) -> CellJob:

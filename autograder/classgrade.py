@@ -90,7 +90,27 @@ def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
     return modules
 
 
-def instructor_imports(source: Path, modules: dict[str, str]) -> list[str]:
+def instructor_code(source: Path) -> dict[str, list[str]]:
+    """Each instructor notebook's code cells that are not solution cells, as written (visible and hidden
+    parts): the text a submission's cell has when the student left it as released."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(source.glob("*.ipynb")) if source.is_dir() else []:
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError, AttributeError):
+            continue
+        texts = found.setdefault(path.stem, [])
+        for cell in cells:
+            if not (isinstance(cell, dict) and cell.get("cell_type") == "code"):
+                continue
+            if (cell.get("metadata") or {}).get("nbgrader", {}).get("solution"):
+                continue
+            text = cell.get("source", "")
+            texts.append("".join(text) if isinstance(text, list) else str(text))
+    return found
+
+
+def instructor_imports(code: dict[str, list[str]], modules: dict[str, str]) -> list[str]:
     """The modules the instructor's notebooks import in what students see (not their own `.py` files): the
     sandbox's zygote imports them once so that no submission pays for, say, matplotlib's start. Never the
     hidden tests' imports, nor anything of this package: no grader code may enter the sandbox."""
@@ -99,24 +119,16 @@ def instructor_imports(source: Path, modules: dict[str, str]) -> list[str]:
     from autograder.notebook import python_source, visible_part
 
     found: dict[str, None] = {}
-    for path in sorted(source.glob("*.ipynb")) if source.is_dir() else []:
+    for text in (text for texts in code.values() for text in texts):
         try:
-            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-        except (OSError, ValueError, AttributeError):
+            tree = ast.parse(python_source(visible_part(text)))
+        except (SyntaxError, ValueError):
             continue
-        for cell in cells:
-            if not (isinstance(cell, dict) and cell.get("cell_type") == "code"):
-                continue
-            text = cell.get("source", "")
-            try:
-                tree = ast.parse(python_source(visible_part("".join(text) if isinstance(text, list) else str(text))))
-            except (SyntaxError, ValueError):
-                continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    found.update(dict.fromkeys(alias.name for alias in node.names))
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    found[node.module] = None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(dict.fromkeys(alias.name for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found[node.module] = None
     return [name for name in found if name.split(".")[0] not in (*modules, "autograder")]
 
 
@@ -309,7 +321,10 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
     sources = writer.source_notebooks(assignment)
     source_dir = settings.path("source", ".", assignment)
     modules = instructor_modules(source_dir, settings.coursedir.ignore)
-    preload = instructor_imports(source_dir, modules)
+    code = instructor_code(source_dir)
+    preload = instructor_imports(code, modules)
+    for source in sources:  # see `assemble.notebook_job`: such cells are compiled once, in the zygote
+        source.memo["instructor code"] = set(code.get(source.name, []))
     todo = []
     for student in students:
         if not force and already_graded(settings, sources, assignment, student):

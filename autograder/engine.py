@@ -35,6 +35,7 @@ class CellJob:
     assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
     exercise: str | None = None
     graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
+    instructors: bool = False  # a code cell whose text is the instructor's (locked), not the student's
 
 
 @dataclass
@@ -157,12 +158,12 @@ def _spawn(zygote: Zygote, limits: Limits, warm: dict[str, Any]) -> Sandbox:
 
 def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     """The instructor's code in this notebook, for the zygote to compile or import once for all children:
-    test cells (restored from the gradebook, never the student's text), modules, the notebook's imports."""
+    test and locked cells (restored from the gradebook, never the student's text), modules, imports."""
     cells, count = [], 0
     for cell in notebook.cells:
         if cell.kind != "skip":
             count += 1
-            if cell.kind == "test":
+            if cell.kind == "test" or cell.instructors:
                 cells.append([cell.source, _display(cell), f"<cell {count}>"])
     return {"cells": cells, "modules": job.modules, "imports": job.preload}
 

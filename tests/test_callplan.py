@@ -57,7 +57,8 @@ def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     writer = GradebookWriter(settings.db_url, settings.course_id)
     sources = writer.source_notebooks(assignment)
     modules = classgrade.instructor_modules(settings.path("source", ".", assignment), [])
-    preload = classgrade.instructor_imports(settings.path("source", ".", assignment), modules)
+    preload = classgrade.instructor_imports(classgrade.instructor_code(settings.path("source", ".", assignment)),
+                                            modules)
     writer.close()
     limits = dataclasses.replace(settings.limits, cell_seconds=ATTACKED.get(assignment, 30.0))
     found = {}

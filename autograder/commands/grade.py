@@ -46,6 +46,7 @@ def run(args) -> int:
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
     _nbgrader_without_server_extensions()
+    _archive_util_on_demand()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -62,7 +63,8 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     err = Console(stderr=True, highlight=False)
     try:
         classgrade.ensure_assignment(settings, writer, args.assignment)
-        classgrade.check_graders(writer.source_notebooks(args.assignment))
+        # In a worker, which loads the graders (and pytest) anyway, rather than in this process.
+        pool.submit(classgrade.check_graders, writer.source_notebooks(args.assignment)).result()
         students = classgrade.students_to_grade(settings, args.assignment, args.student)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
@@ -86,6 +88,28 @@ def _nbgrader_without_server_extensions() -> None:
     spec = importlib.util.find_spec("nbgrader")
     if spec is not None:
         sys.modules["nbgrader"] = importlib.util.module_from_spec(spec)
+
+
+def _archive_util_on_demand() -> None:
+    """`nbgrader.utils` imports three functions from `setuptools.archive_util` (for zipped submissions,
+    which grading never unpacks); importing setuptools costs 0.1 s. Stand-ins load it when first called."""
+    if "setuptools.archive_util" in sys.modules:
+        return
+    import types
+
+    module = types.ModuleType("setuptools.archive_util")
+
+    def on_demand(name: str):
+        def call(*args, **kwargs):
+            if sys.modules.get("setuptools.archive_util") is module:
+                del sys.modules["setuptools.archive_util"]
+            real = importlib.import_module("setuptools.archive_util")
+            return getattr(real, name)(*args, **kwargs)
+        return call
+
+    for name in ("unpack_archive", "unpack_tarfile", "unpack_zipfile"):
+        setattr(module, name, on_demand(name))
+    sys.modules["setuptools.archive_util"] = module
 
 
 def print_summary(summary, assignment: str, err) -> None:

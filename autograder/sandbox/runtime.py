@@ -17,6 +17,8 @@ import sys
 import traceback
 from typing import Any
 
+import numpy as np
+
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import wire
 from autograder.student import describe_exception
@@ -260,7 +262,7 @@ class Runtime:
         function = self.namespace.get(name)
         if not callable(function):
             return {"error": f"`{name}` is not defined: run the cell that defines it"}, []
-        before = [wire.encode(a) for a in args], {k: wire.encode(v) for k, v in kwargs.items()}
+        before = [_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()}
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = _Discard(self, "discard")
         try:
@@ -279,10 +281,24 @@ class Runtime:
         finally:
             sys.stdout, sys.stderr = saved
         # Send back what the call did to its arguments, so the grader sees in-place changes as in-process.
-        changed_args = [[i, a] for i, a in enumerate(args) if wire.encode(a) != before[0][i]]
-        changed_kwargs = [[k, v] for k, v in kwargs.items() if wire.encode(v) != before[1][k]]
+        changed_args = [[i, a] for i, a in enumerate(args) if _snapshot(a) != before[0][i]]
+        changed_kwargs = [[k, v] for k, v in kwargs.items() if _snapshot(v) != before[1][k]]
         tree, out = wire.encode([value, changed_args, changed_kwargs])
         return {"value": tree}, out
+
+
+def _snapshot(value: Any) -> Any:
+    """What an argument holds (arrays by dtype, shape and bytes; containers item by item), to tell whether
+    a call changed it. The arguments were decoded from the wire, so they are plain data to begin with."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape, value.tobytes()
+    if isinstance(value, list):
+        return [_snapshot(x) for x in value]
+    if isinstance(value, tuple):
+        return "tuple", [_snapshot(x) for x in value]
+    if isinstance(value, dict):
+        return "dict", [(k, _snapshot(x)) for k, x in value.items()]
+    return type(value), value
 
 
 def _error_output(exc: BaseException) -> dict[str, Any]:

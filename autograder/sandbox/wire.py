@@ -45,13 +45,15 @@ class Opaque:
         return f"<{self.type_name} (not plain data): {self.text}>"
 
 
-def encode(value: Any, functions: Mapping[int, str] | None = None) -> tuple[dict | list | Any, list[bytes]]:
-    """(JSON-able tree, buffers). `functions` maps id(function) to the name it crosses as."""
+def encode(value: Any, functions: Mapping[int, str] | None = None,
+           strict: bool = False) -> tuple[dict | list | Any, list[bytes]]:
+    """(JSON-able tree, buffers). `functions` maps id(function) to the name it crosses as. `strict`: a
+    value that is not plain data raises WireError instead of crossing as a description."""
     buffers: list[bytes] = []
 
     def walk(v: Any, depth: int) -> Any:
         if depth > MAX_DEPTH:
-            return {"__opaque__": "nesting", "text": "nested too deeply"}
+            return opaque("nesting", "nested too deeply")
         if v is None or isinstance(v, bool | str):
             return v
         if isinstance(v, int):  # exact ints only (bool handled above)
@@ -59,7 +61,8 @@ def encode(value: Any, functions: Mapping[int, str] | None = None) -> tuple[dict
         if isinstance(v, float):
             return float(v) if math.isfinite(v) else {"__float__": repr(float(v))}
         if isinstance(v, np.ndarray | np.generic):
-            return _encode_numpy(v, buffers)
+            return _encode_numpy(v, buffers) or opaque(f"ndarray[{v.dtype}]",
+                                                       f"an array of dtype {v.dtype}, shape {np.shape(v)}")
         if isinstance(v, tuple):
             return {"__tuple__": [walk(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -68,17 +71,23 @@ def encode(value: Any, functions: Mapping[int, str] | None = None) -> tuple[dict
             return {"__dict__": [[k, walk(x, depth + 1)] for k, x in v.items()]}
         if functions is not None and callable(v) and id(v) in functions:
             return {"__fn__": functions[id(v)]}
-        return {"__opaque__": type(v).__name__, "text": _describe(v)}
+        return opaque(type(v).__name__, _describe(v))
+
+    def opaque(type_name: str, text: str) -> dict:
+        if strict:
+            raise WireError(f"not plain data: {type_name}: {text[:200]}")
+        return {"__opaque__": type_name, "text": text}
 
     return walk(value, 0), buffers
 
 
-def _encode_numpy(v: Any, buffers: list[bytes]) -> Any:
+def _encode_numpy(v: Any, buffers: list[bytes]) -> dict | None:
+    """The array's tag (its bytes appended to `buffers`), or None for a dtype that does not cross."""
     # np.asarray on a subclass instance gives a base-class view: only the numbers cross, not the class.
     array = np.asarray(v).view(np.ndarray) if isinstance(v, np.ndarray) else np.asarray(v)
     dtype = array.dtype
     if not _DTYPE.match(dtype.str):
-        return {"__opaque__": f"ndarray[{dtype}]", "text": f"an array of dtype {dtype}, shape {array.shape}"}
+        return None
     buffers.append(np.ascontiguousarray(array).tobytes())
     if isinstance(v, np.generic):
         return {"__np__": len(buffers) - 1, "dtype": dtype.str}
