@@ -246,11 +246,21 @@ def unreadable_outcome(prepared: Prepared, assignment: str, sources: list[Source
 _HIDE: list[str] = []
 
 
-def _init_worker(hide: list[str]) -> None:
+def _init_worker(hide: list[str], parent: int) -> None:
     """Start the worker's zygote at once, while the main process still reads the course; if it cannot
     start, the first job tries again and reports why."""
     from autograder.engine import default_zygote
 
+    if sys.platform == "linux":
+        # A worker outlives a main process that ended abruptly (killed, or an error before the pool was
+        # shut down) and would hold its output pipes open: it goes with it instead.
+        import signal
+
+        from autograder.sandbox.isolation import PR_SET_PDEATHSIG, prctl
+
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(0)
     _HIDE[:] = hide
     try:
         default_zygote(_HIDE)
@@ -266,7 +276,7 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = ()) -> ProcessPool
     """The worker processes, started before the gradebook is opened: their zygotes start meanwhile."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide),))
+                               initargs=(list(hide), os.getpid()))
     pool.submit(_ready)
     return pool
 
@@ -314,8 +324,10 @@ def already_graded(settings: Settings, sources: list[SourceNotebook], assignment
 
 def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, students: list[str], jobs: int,
                 force: bool, progress: Any = None, hide: list[str] | tuple[str, ...] = (),
-                pool: ProcessPoolExecutor | None = None) -> Summary:
-    """Grade `students`; `pool` (from `start_pool`, same jobs and hide) is used and shut down."""
+                pool: ProcessPoolExecutor | None = None, checked: Future | None = None) -> Summary:
+    """Grade `students`; `pool` (from `start_pool`, same jobs and hide) is used and shut down. `checked`:
+    a check still running (`check_graders` in a worker); its error stops grading before anything is
+    written."""
     summary = Summary()
     started = time.monotonic()
     sources = writer.source_notebooks(assignment)
@@ -339,6 +351,8 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
     batch = Batch(writer)
 
     def finish(prepared: Prepared, outcome: Outcome) -> None:
+        if checked is not None:
+            checked.result()
         _apply(settings, writer, assignment, sources, prepared, outcome, summary, batch)
         if batch.due():
             batch.commit()

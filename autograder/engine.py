@@ -232,6 +232,10 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
             # they may be why, so only a call-by-call run can say what the cell scores.
             if sandbox.skipped > before[0] and (sandbox.incidents, len(sandbox.limits_hit)) != before[1:]:
                 raise PlanMismatch(f"{cell.grade_id}: a limit was hit after planned calls were passed over")
+    if pipelined and sandbox.dead:
+        # Replies to a cell's calls leave the process together: a death may have taken some that came
+        # before it with it, which only a call-by-call run can tell apart.
+        raise PlanMismatch(f"the process died: {sandbox.dead}")
     return run
 
 

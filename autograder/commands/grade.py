@@ -41,7 +41,7 @@ def run(args) -> int:
     try:
         return _grade(args, root, hide, pool)
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)  # grade_class has shut it down unless it failed first
+        pool.shutdown(wait=True, cancel_futures=True)  # grade_class has shut it down unless it failed first
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
@@ -63,13 +63,14 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     err = Console(stderr=True, highlight=False)
     try:
         classgrade.ensure_assignment(settings, writer, args.assignment)
-        # In a worker, which loads the graders (and pytest) anyway, rather than in this process.
-        pool.submit(classgrade.check_graders, writer.source_notebooks(args.assignment)).result()
+        # In a worker, which loads the graders (and pytest) anyway, while grading starts: its answer is
+        # awaited before the first result is written.
+        checked = pool.submit(classgrade.check_graders, writer.source_notebooks(args.assignment))
         students = classgrade.students_to_grade(settings, args.assignment, args.student)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = classgrade.grade_class(settings, writer, args.assignment, students, args.jobs, args.force,
-                                             progress, hide, pool)
+                                             progress, hide, pool, checked)
     except (classgrade.ClassError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     finally:
