@@ -246,9 +246,9 @@ def unreadable_outcome(prepared: Prepared, assignment: str, sources: list[Source
 _HIDE: list[str] = []
 
 
-def _init_worker(hide: list[str], parent: int) -> None:
-    """Start the worker's zygote at once, while the main process still reads the course; if it cannot
-    start, the first job tries again and reports why."""
+def _init_worker(hide: list[str], parent: int, assignment: str | None) -> None:
+    """Start the worker's zygote at once and load the assignment's graders, while the main process still
+    reads the course; if either fails, the first job tries again and reports why."""
     from autograder.engine import default_zygote
 
     if sys.platform == "linux":
@@ -266,17 +266,26 @@ def _init_worker(hide: list[str], parent: int) -> None:
         default_zygote(_HIDE)
     except Exception:
         pass
+    if assignment:
+        from autograder.callplan import prepare
+
+        try:
+            prepare(assignment)
+        except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
+            pass
 
 
 def _ready() -> None:
     """A first job, so that the pool forks its workers now."""
 
 
-def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = ()) -> ProcessPoolExecutor:
-    """The worker processes, started before the gradebook is opened: their zygotes start meanwhile."""
+def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: str | None = None
+               ) -> ProcessPoolExecutor:
+    """The worker processes, started before the gradebook is opened: their zygotes start, and the
+    assignment's graders load, meanwhile."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide), os.getpid()))
+                               initargs=(list(hide), os.getpid(), assignment))
     pool.submit(_ready)
     return pool
 
@@ -359,7 +368,7 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
         if progress:
             progress.advance(task)
 
-    pool = pool or start_pool(jobs, hide)
+    pool = pool or start_pool(jobs, hide, assignment)
     try:
         while queue or pending:
             while queue and len(pending) < 2 * jobs:
@@ -397,7 +406,7 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
                     broken.append((prepared, tries))
                     pending.pop(future)
                 pool.shutdown(wait=False, cancel_futures=True)
-                pool = start_pool(jobs, hide)
+                pool = start_pool(jobs, hide, assignment)
                 for prepared, tries in broken:
                     if tries >= 1:
                         result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")

@@ -37,7 +37,7 @@ def run(args) -> int:
     hide = [str(root), str(Path(classgrade.__file__).resolve().parent), str(Path.home())]
     # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and start their
     # zygotes while this one does (half of the command's start-up otherwise).
-    pool = classgrade.start_pool(args.jobs, hide)
+    pool = classgrade.start_pool(args.jobs, hide, args.assignment)
     try:
         return _grade(args, root, hide, pool)
     finally:
