@@ -253,7 +253,6 @@ class Request:
 class _Sent:
     request: Request
     drain: bool = False  # its reply is read and dropped: asked for and forgone, or passed over
-    skipped: bool = False  # passed over: the graders never asked for it
 
 
 class Sandbox:
@@ -356,11 +355,15 @@ class Sandbox:
         if index is None or any(e.request.header.get("op") != "call" for e in earlier_ones):
             raise PlanMismatch(f"a {header.get('op')} request that was not sent ahead")
         for earlier in earlier_ones:
-            if not earlier.drain:
-                earlier.drain = earlier.skipped = True
-                self.skipped += 1
+            self._pass_over(earlier)
         self.sent[index].drain = forgo
         return True
+
+    def _pass_over(self, entry: _Sent) -> None:
+        """An announced call the graders did not ask for (yet it ran): its reply is read and dropped."""
+        if not entry.drain:
+            entry.drain = True
+            self.skipped += 1
 
     def _drain(self, timeout: float) -> None:
         while self.sent and self.sent[0].drain and not self.dead:
@@ -374,10 +377,7 @@ class Sandbox:
         """Read the replies of this cell's announced calls that nobody asked for (or that were forgone)."""
         while self.sent and self.sent[0].request.header.get("group") == group \
                 and self.sent[0].request.header.get("op") == "call":
-            entry = self.sent[0]
-            if not entry.drain:
-                entry.drain = entry.skipped = True
-                self.skipped += 1
+            self._pass_over(self.sent[0])
             self._drain(timeout)
             if self.dead:
                 return
