@@ -90,6 +90,19 @@ def instructor_modules(source: Path, ignore: list[str]) -> dict[str, str]:
     return modules
 
 
+def instructor_files(settings: Settings, sources: list[SourceNotebook], assignment: str
+                     ) -> tuple[dict[str, str], list[str]]:
+    """What the instructor's folder gives every job of an assignment: its `.py` modules and the modules its
+    notebooks import. Also marks, in `sources`, the code cells that are the instructor's text (see
+    `assemble.notebook_job`: such cells are compiled once, in the zygote)."""
+    source_dir = settings.path("source", ".", assignment)
+    modules = instructor_modules(source_dir, settings.coursedir.ignore)
+    code = instructor_code(source_dir)
+    for source in sources:
+        source.memo["instructor code"] = set(code.get(source.name, []))
+    return modules, instructor_imports(code, modules)
+
+
 def instructor_code(source: Path) -> dict[str, list[str]]:
     """Each instructor notebook's code cells that are not solution cells, as written (visible and hidden
     parts): the text a submission's cell has when the student left it as released."""
@@ -201,7 +214,7 @@ class Prepared:
 
 
 def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str, str], assignment: str,
-            student: str) -> Prepared:
+            student: str, preload: list[str] = ()) -> Prepared:
     folder = settings.path("submitted", student, assignment)
     stamp = settings.coursedir.get_existing_timestamp(str(folder))
     timestamp = stamp.isoformat() if stamp else None
@@ -227,7 +240,7 @@ def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str
             raise
         except (NotebookError, Exception) as exc:  # a broken file or odd metadata: this student's problem
             return Prepared(student, None, timestamp=timestamp, unreadable=str(exc)[:300])
-    job = Job(student, assignment, jobs, modules, settings.limits, settings.ignore_pattern)
+    job = Job(student, assignment, jobs, modules, settings.limits, settings.ignore_pattern, list(preload))
     return Prepared(student, job, notebooks, timestamp)
 
 
@@ -340,12 +353,7 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
     summary = Summary()
     started = time.monotonic()
     sources = writer.source_notebooks(assignment)
-    source_dir = settings.path("source", ".", assignment)
-    modules = instructor_modules(source_dir, settings.coursedir.ignore)
-    code = instructor_code(source_dir)
-    preload = instructor_imports(code, modules)
-    for source in sources:  # see `assemble.notebook_job`: such cells are compiled once, in the zygote
-        source.memo["instructor code"] = set(code.get(source.name, []))
+    modules, preload = instructor_files(settings, sources, assignment)
     todo = []
     for student in students:
         if not force and already_graded(settings, sources, assignment, student):
@@ -372,11 +380,10 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
     try:
         while queue or pending:
             while queue and len(pending) < 2 * jobs:
-                prepared = prepare(settings, sources, modules, assignment, queue.pop())
+                prepared = prepare(settings, sources, modules, assignment, queue.pop(), preload)
                 if prepared.job is None:
                     finish(prepared, unreadable_outcome(prepared, assignment, sources))
                     continue
-                prepared.job.preload = preload
                 pending[pool.submit(_work, prepared.job)] = (prepared, 0)
             if not pending:
                 continue

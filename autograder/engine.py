@@ -35,7 +35,7 @@ class CellJob:
     assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
     exercise: str | None = None
     graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
-    instructors: bool = False  # a code cell whose text is the instructor's (locked), not the student's
+    instructors: bool = False  # a code cell whose text is the instructor's (locked, or left as released)
 
 
 @dataclass

@@ -56,15 +56,13 @@ def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     settings = classgrade.load_settings(course)
     writer = GradebookWriter(settings.db_url, settings.course_id)
     sources = writer.source_notebooks(assignment)
-    modules = classgrade.instructor_modules(settings.path("source", ".", assignment), [])
-    preload = classgrade.instructor_imports(classgrade.instructor_code(settings.path("source", ".", assignment)),
-                                            modules)
+    modules, preload = classgrade.instructor_files(settings, sources, assignment)
     writer.close()
     limits = dataclasses.replace(settings.limits, cell_seconds=ATTACKED.get(assignment, 30.0))
     found = {}
     for student, (kind, _) in kinds.items():
-        job = classgrade.prepare(settings, sources, modules, assignment, student).job
-        found[student] = (kind, dataclasses.replace(job, limits=limits, preload=preload))
+        job = classgrade.prepare(settings, sources, modules, assignment, student, preload).job
+        found[student] = (kind, dataclasses.replace(job, limits=limits))
     return found
 
 
