@@ -142,19 +142,16 @@ class Zygote:
         return sandbox
 
     def _unwarmed(self, warm: dict[str, Any]) -> dict[str, Any]:
-        fresh: dict[str, Any] = {"cells": [], "modules": {}, "imports": []}
-        for cell in warm.get("cells", []):
-            if ("cell", *cell) not in self.warmed:
-                self.warmed.add(("cell", *cell))
-                fresh["cells"].append(cell)
-        for name, source in warm.get("modules", {}).items():
-            if ("module", name, source) not in self.warmed:
-                self.warmed.add(("module", name, source))
-                fresh["modules"][name] = source
-        for name in warm.get("imports", []):
-            if ("import", name) not in self.warmed:
-                self.warmed.add(("import", name))
-                fresh["imports"].append(name)
+        """The part of `warm` this zygote has not been sent yet."""
+        def new(key: tuple) -> bool:
+            if key in self.warmed:
+                return False
+            self.warmed.add(key)
+            return True
+
+        fresh = {"cells": [cell for cell in warm.get("cells", []) if new(("cell", *cell))],
+                 "modules": {n: text for n, text in warm.get("modules", {}).items() if new(("module", n, text))},
+                 "imports": [name for name in warm.get("imports", []) if new(("import", name))]}
         return {k: v for k, v in fresh.items() if v}
 
     def _ask(self, limits: Limits, warm: dict[str, Any]) -> None:

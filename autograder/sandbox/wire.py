@@ -176,10 +176,6 @@ def pack(header: dict, buffers: list[bytes] = ()) -> bytes:
     return b"".join([_PREFIX.pack(body_len, len(head)), head, *buffers])
 
 
-def send(sock: socket.socket, header: dict, buffers: list[bytes] = ()) -> None:
-    sock.sendall(pack(header, buffers))
-
-
 class Reader:
     """Frames from a stream socket, in order. A side may send several frames before the other reads them
     (the grader sends a notebook's requests at once; the submission answers them one after another), so
