@@ -30,18 +30,24 @@ cells, selfcheck, k = json.loads(sys.stdin.read())
 codes = [compile(c, "<cell>", "exec") for c in cells]
 sc = compile(selfcheck, "selfcheck.py", "exec")
 null = open(os.devnull, "w")
+import types
+
+
+def run_cells():
+    sys.stdout = sys.stderr = null
+    module = types.ModuleType("selfcheck"); exec(sc, module.__dict__); sys.modules["selfcheck"] = module
+    ns = {"__name__": "__main__"}
+    for code in codes:
+        try:
+            exec(code, ns)
+        except Exception:
+            pass
+
+
 # Run the cells once first, as the zygote warms NumPy up: what is measured is fork + run, not NumPy's
 # one-time lazy initialisation.
-import types
 saved = sys.stdout, sys.stderr
-sys.stdout = sys.stderr = null
-warm = types.ModuleType("selfcheck"); exec(sc, warm.__dict__); sys.modules["selfcheck"] = warm
-ns = {"__name__": "__main__"}
-for code in codes:
-    try:
-        exec(code, ns)
-    except Exception:
-        pass
+run_cells()
 sys.stdout, sys.stderr = saved
 del sys.modules["selfcheck"]
 times = []
@@ -49,15 +55,7 @@ for _ in range(k):
     t = time.perf_counter()
     pid = os.fork()
     if pid == 0:
-        import types
-        sys.stdout = sys.stderr = null
-        module = types.ModuleType("selfcheck"); exec(sc, module.__dict__); sys.modules["selfcheck"] = module
-        ns = {"__name__": "__main__"}
-        for code in codes:
-            try:
-                exec(code, ns)
-            except Exception:
-                pass
+        run_cells()
         os._exit(0)
     os.waitpid(pid, 0)
     times.append(time.perf_counter() - t)
