@@ -10,7 +10,12 @@ import logging
 import os
 import sys
 
-from autograder.course import tools_on_path
+# Before NumPy loads (the commands import it): the trusted side's arrays are tiny, and OpenBLAS would
+# otherwise start a thread per core that spins between calls, taking CPU from the submissions being graded.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from autograder.course import tools_on_path  # noqa: E402
 
 COMMANDS = (
     "autograder.commands.grade",
