@@ -22,10 +22,11 @@ import sqlalchemy.exc
 from nbgrader.api import Base, Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, SubmittedNotebook
 from sqlalchemy import bindparam, func, insert, select, update
 
-from autograder.assemble import SourceCell, SourceNotebook
+from autograder.assemble import SourceNotebook
 from autograder.engine import Outcome
 from autograder.notebook import checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
+from autograder.sources import read_sources
 
 
 class GradebookError(Exception):
@@ -61,18 +62,11 @@ class GradebookWriter:
             return False
 
     def source_notebooks(self, assignment: str) -> list[SourceNotebook]:
-        notebooks = []
-        for nb in self.gb.find_assignment(assignment).notebooks:
-            source = SourceNotebook(nb.name)
-            # In the order the gradebook returns them, which is the order nbgrader's add_missing_cells uses.
-            for cell in nb.source_cells:
-                source.cells.append(SourceCell(cell.name, cell.cell_type, bool(cell.locked), cell.source,
-                                               cell.checksum))
-            source.grade_cells = {c.name: float(c.max_score) for c in nb.grade_cells}
-            source.solution_cells = {c.name for c in nb.solution_cells}
-            source.task_cells = {c.name: float(c.max_score) for c in nb.task_cells}
-            notebooks.append(source)
-        return sorted(notebooks, key=lambda n: n.name)
+        # The same plain SQL the grade command uses before this writer exists, on this writer's connection.
+        found = read_sources(self.gb.db.connection().connection, assignment)
+        if found is None:
+            raise GradebookError(f"the gradebook has no assignment {assignment!r}")
+        return found
 
     # writing ------------------------------------------------------------------------------------
     def record(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
