@@ -344,47 +344,78 @@ def already_graded(settings: Settings, sources: list[SourceNotebook], assignment
     return not (new is not None and old is not None and new > old)
 
 
-def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, students: list[str], jobs: int,
-                force: bool, progress: Any = None, hide: list[str] | tuple[str, ...] = (),
-                pool: ProcessPoolExecutor | None = None, checked: Future | None = None) -> Summary:
-    """Grade `students`; `pool` (from `start_pool`, same jobs and hide) is used and shut down. `checked`:
-    a check still running (`check_graders` in a worker); its error stops grading before anything is
-    written."""
-    summary = Summary()
-    started = time.monotonic()
-    sources = writer.source_notebooks(assignment)
-    modules, preload = instructor_files(settings, sources, assignment)
+@dataclass
+class ClassRun:
+    """One class's grading: who is graded and with what, the jobs in the workers' hands, the tally."""
+
+    settings: Settings
+    assignment: str
+    sources: list[SourceNotebook]
+    jobs: int
+    hide: list[str]
+    pool: ProcessPoolExecutor
+    checked: Future  # check_graders, running in a worker: its error stops grading before anything is written
+    modules: dict[str, str] = field(default_factory=dict)
+    preload: list[str] = field(default_factory=list)
+    queue: list[str] = field(default_factory=list)  # students still to prepare, the next one last
+    total: int = 0
+    summary: Summary = field(default_factory=Summary)
+    started: float = field(default_factory=time.monotonic)
+    pending: dict[Future, tuple[Prepared, int]] = field(default_factory=dict)
+    unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
+
+    def fill(self) -> None:
+        """Keep two jobs per worker in hand."""
+        while self.queue and len(self.pending) < 2 * self.jobs:
+            prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
+                               self.preload)
+            if prepared.job is None:
+                self.unreadable.append(prepared)
+                continue
+            self.pending[self.pool.submit(_work, prepared.job)] = (prepared, 0)
+
+
+def start_class(settings: Settings, assignment: str, sources: list[SourceNotebook], students: list[str],
+                force: bool, jobs: int, hide: list[str] | tuple[str, ...], pool: ProcessPoolExecutor) -> ClassRun:
+    """Decide who is graded and put the first jobs in the workers' hands. Nothing here needs the gradebook
+    writer: the grade command calls this before loading it, and the first submissions run meanwhile."""
+    run = ClassRun(settings, assignment, sources, jobs, list(hide), pool, pool.submit(check_graders, sources))
+    run.modules, run.preload = instructor_files(settings, sources, assignment)
     todo = []
     for student in students:
         if not force and already_graded(settings, sources, assignment, student):
-            summary.skipped += 1
+            run.summary.skipped += 1
         elif not settings.path("submitted", student, assignment).is_dir():
-            summary.problems.append(f"{student}: no submission in {settings.path('submitted', student, assignment)}")
+            run.summary.problems.append(f"{student}: no submission in "
+                                        f"{settings.path('submitted', student, assignment)}")
         else:
             todo.append(student)
-    task = progress.add_task(f"grading {assignment}", total=len(todo)) if progress else None
-    pending: dict[Future, tuple[Prepared, int]] = {}
-    queue = list(reversed(todo))
+    run.queue, run.total = list(reversed(todo)), len(todo)
+    run.fill()
+    return run
+
+
+def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) -> Summary:
+    """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end."""
+    settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
+    task = progress.add_task(f"grading {assignment}", total=run.total) if progress else None
+    pending = run.pending
     batch = Batch(writer)
 
     def finish(prepared: Prepared, outcome: Outcome) -> None:
-        if checked is not None:
-            checked.result()
+        run.checked.result()
         _apply(settings, writer, assignment, sources, prepared, outcome, summary, batch)
         if batch.due():
             batch.commit()
         if progress:
             progress.advance(task)
 
-    pool = pool or start_pool(jobs, hide, assignment)
     try:
-        while queue or pending:
-            while queue and len(pending) < 2 * jobs:
-                prepared = prepare(settings, sources, modules, assignment, queue.pop(), preload)
-                if prepared.job is None:
-                    finish(prepared, unreadable_outcome(prepared, assignment, sources))
-                    continue
-                pending[pool.submit(_work, prepared.job)] = (prepared, 0)
+        while run.queue or pending or run.unreadable:
+            while run.unreadable:
+                prepared = run.unreadable.pop(0)
+                finish(prepared, unreadable_outcome(prepared, assignment, sources))
+            run.fill()
             if not pending:
                 continue
             done, _ = wait(pending, timeout=batch.wait_seconds(), return_when=FIRST_COMPLETED)
@@ -412,20 +443,20 @@ def grade_class(settings: Settings, writer: "GradebookWriter", assignment: str, 
                 for future, (prepared, tries) in list(pending.items()):
                     broken.append((prepared, tries))
                     pending.pop(future)
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = start_pool(jobs, hide, assignment)
+                run.pool.shutdown(wait=False, cancel_futures=True)
+                run.pool = start_pool(run.jobs, run.hide, assignment)
                 for prepared, tries in broken:
                     if tries >= 1:
                         result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")
                         result.limits_hit = ["crash"]
                         finish(prepared, Outcome(result))
                     else:
-                        pending[pool.submit(_work, prepared.job)] = (prepared, tries + 1)
+                        pending[run.pool.submit(_work, prepared.job)] = (prepared, tries + 1)
         batch.commit()
     finally:
         batch.discard()  # only after an error: what was not committed is graded again next run
-        pool.shutdown(wait=True, cancel_futures=True)
-    summary.seconds = time.monotonic() - started
+        run.pool.shutdown(wait=True, cancel_futures=True)
+    summary.seconds = time.monotonic() - run.started
     return summary
 
 

@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 from autograder.assemble import SourceCell, SourceNotebook
 
+EARLY_LOCK_SECONDS = 0.2
+
 
 def read_sources(connection: Any, assignment: str) -> list[SourceNotebook] | None:
     """The assignment's notebooks, by name; None when the gradebook has no such assignment."""
@@ -49,17 +51,17 @@ def read_sources(connection: Any, assignment: str) -> list[SourceNotebook] | Non
     return sorted(notebooks.values(), key=lambda n: n.name)
 
 
-def read_sources_early(db_url: str, assignment: str, lock_seconds: float) -> list[SourceNotebook] | None:
+def read_sources_early(db_url: str, assignment: str) -> list[SourceNotebook] | None:
     """`read_sources` on an embedded (SQLite) gradebook, opened read-only with the standard library. None
-    when that cannot answer (another database, no gradebook yet, no such assignment, a lock held past
-    `lock_seconds`, a schema it does not know): the caller then asks the gradebook writer, which reports
-    such problems in its own words."""
+    when that cannot answer at once (another database, no gradebook yet, no such assignment, another
+    program's lock, a schema it does not know): the caller then asks the gradebook writer, which waits for
+    locks as long as the user said and reports such problems in its own words."""
     path = _sqlite_path(db_url)
     if path is None:
         return None
     try:
         # mode=ro: a missing gradebook is an error here, never an empty file left behind.
-        connection = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=lock_seconds)
+        connection = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=EARLY_LOCK_SECONDS)
     except sqlite3.Error:
         return None
     try:

@@ -5,6 +5,7 @@ cell and a second notebook added to one of them, so that every kind of cell and 
 """
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def view(sources) -> list[tuple]:
 def test_plain_sql_reads_what_the_orm_reads(course, assignment):
     db_url = f"sqlite:///{course / 'gradebook.db'}"
     expected = orm_view(db_url, assignment)
-    early = read_sources_early(db_url, assignment, 5)
+    early = read_sources_early(db_url, assignment)
     writer = GradebookWriter(db_url, "course")
     try:
         late = writer.source_notebooks(assignment)
@@ -69,11 +70,19 @@ def test_plain_sql_reads_what_the_orm_reads(course, assignment):
 
 def test_early_read_says_when_it_cannot_answer(course, tmp_path):
     db_url = f"sqlite:///{course / 'gradebook.db'}"
-    assert read_sources_early(db_url, "no_such_assignment", 5) is None
+    assert read_sources_early(db_url, "no_such_assignment") is None
     missing = tmp_path / "gradebook.db"
-    assert read_sources_early(f"sqlite:///{missing}", ASSIGNMENTS[0], 5) is None
+    assert read_sources_early(f"sqlite:///{missing}", ASSIGNMENTS[0]) is None
     assert not missing.exists()  # read-only: no empty gradebook left behind
-    assert read_sources_early("postgresql://localhost/gradebook", ASSIGNMENTS[0], 5) is None
+    assert read_sources_early("postgresql://localhost/gradebook", ASSIGNMENTS[0]) is None
+    holder = sqlite3.connect(course / "gradebook.db")
+    holder.execute("BEGIN EXCLUSIVE")  # another program writing: the writer, later, waits for it instead
+    try:
+        assert read_sources_early(db_url, ASSIGNMENTS[0]) is None
+    finally:
+        holder.rollback()
+        holder.close()
+    assert read_sources_early(db_url, ASSIGNMENTS[0]) is not None
     writer = GradebookWriter(db_url, "course")
     try:
         with pytest.raises(GradebookError, match="no assignment 'no_such_assignment'"):

@@ -47,31 +47,44 @@ def run(args) -> int:
 def _grade(args, root: Path, hide: list[str], pool) -> int:
     _nbgrader_without_server_extensions()
     _archive_util_on_demand()
+    from autograder import classgrade
+    from autograder.assemble import AssemblyError
+    from autograder.sources import read_sources_early
+
+    # How long to wait for another program's lock on the gradebook before giving up (one line, exit 1).
+    lock_seconds = float(os.environ.get("AUTOGRADER_GRADEBOOK_TIMEOUT", "30"))
+    try:
+        settings = classgrade.load_settings(root)
+        students = classgrade.students_to_grade(settings, args.assignment, args.student)
+        # From an SQLite gradebook the source notebooks are read without nbgrader's ORM, and the first
+        # submissions run while it and SQLAlchemy load (a quarter of a second); otherwise after.
+        sources = read_sources_early(settings.db_url, args.assignment)
+        run = None
+        if sources is not None:
+            run = classgrade.start_class(settings, args.assignment, sources, students, args.force, args.jobs, hide,
+                                         pool)
+    except (classgrade.ClassError, AssemblyError) as exc:
+        raise UserError(str(exc)) from None
+
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from autograder import classgrade
     from autograder.gradebook import GradebookError, GradebookWriter
 
     try:
-        settings = classgrade.load_settings(root)
-        # How long to wait for another program's lock on the gradebook before giving up (one line, exit 1).
-        lock_seconds = float(os.environ.get("AUTOGRADER_GRADEBOOK_TIMEOUT", "30"))
         writer = GradebookWriter(settings.db_url, settings.course_id, lock_seconds)
-    except (classgrade.ClassError, GradebookError) as exc:
+    except GradebookError as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)
     try:
-        classgrade.ensure_assignment(settings, writer, args.assignment)
-        # In a worker, which loads the graders (and pytest) anyway, while grading starts: its answer is
-        # awaited before the first result is written.
-        checked = pool.submit(classgrade.check_graders, writer.source_notebooks(args.assignment))
-        students = classgrade.students_to_grade(settings, args.assignment, args.student)
+        if run is None:
+            classgrade.ensure_assignment(settings, writer, args.assignment)
+            run = classgrade.start_class(settings, args.assignment, writer.source_notebooks(args.assignment),
+                                         students, args.force, args.jobs, hide, pool)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
-            summary = classgrade.grade_class(settings, writer, args.assignment, students, args.jobs, args.force,
-                                             progress, hide, pool, checked)
-    except (classgrade.ClassError, GradebookError) as exc:
+            summary = classgrade.grade_class(run, writer, progress)
+    except (classgrade.ClassError, AssemblyError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()
