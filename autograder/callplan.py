@@ -49,7 +49,8 @@ def _recorded(assignment: str, exercise: str) -> tuple[tuple[str, tuple, dict], 
 def planned_calls(assignment: str, exercise: str, group: str | None) -> tuple[Request, ...]:
     """The calls `run_exercise(assignment, exercise, ...)` makes on a correct answer, tagged with `group`
     (the grade cell), each packed once."""
-    return tuple(call_request(name, args, kwargs, group) for name, args, kwargs in _recorded(assignment, exercise))
+    return tuple(call_request(name, args, kwargs, group, planned=True)
+                 for name, args, kwargs in _recorded(assignment, exercise))
 
 
 def prepare(assignment: str) -> None:

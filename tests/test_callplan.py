@@ -8,10 +8,14 @@ know); if many did, the plan would no longer describe what the graders do on a r
 """
 
 import dataclasses
+import importlib
+import pkgutil
 
+import numpy as np
 import pytest
 
 from autograder import classgrade
+from autograder.callplan import _recorded
 from autograder.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.catalogue.classroom import adversarial_answers
 from autograder.course import available_assignments, nbgrader, new_course
@@ -79,3 +83,76 @@ def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
             regraded_correct.append(student)
     assert differ == []
     assert len(regraded_correct) <= correct // 10, regraded_correct
+
+
+def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_agree():
+    from autograder.activations import ACTIVATIONS
+    from autograder.callplan import planned_calls
+    from autograder.graders.judge import fresh
+    from autograder.sandbox.client import call_request
+
+    def crosses_as(request, name, args, kwargs):
+        sent = call_request(name, args, kwargs, "g")
+        return request.same(sent.header, sent.buffers)
+
+    w, h = np.arange(6.0).reshape(2, 3), np.zeros((3, 1))
+    request = call_request("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g", planned=True)
+    assert request.matches("f", (w.copy(), [h.copy(), 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
+    one_off = w.copy()
+    one_off[1, 2] += 1e-12
+    variants = [
+        ((one_off, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),  # one element
+        ((w.astype(np.float32), [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),  # dtype
+        ((w.reshape(3, 2), [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),  # shape
+        ((w, (h, 2)), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),  # a tuple for the list
+        ((w, [h, 2.0]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),  # equal, but a float
+        ((w, [h, True]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),
+        ((w, [h, 2]), {"scale": -0.0, "g": ACTIVATIONS["tanh"]}),  # the sign of a zero
+        ((w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["relu"]}),  # another function
+        ((w, [h, 2]), {"g": ACTIVATIONS["tanh"], "scale": 0.0}),  # keywords in another order
+        ((w, [h, 2, 3]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),
+        ((w, [h]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),
+        ((w, [h, 2], 1), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),
+        ((w.view(type("Sub", (np.ndarray,), {})), [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}),
+    ]
+    for args, kwargs in variants:
+        assert not request.matches("f", args, kwargs, "g"), (args, kwargs)
+    assert not request.matches("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "other cell")
+    assert not request.matches("f2", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
+    # Changing what the pattern was made from does not move it.
+    w[0, 0] = 99
+    assert not request.matches("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
+
+    # Every planned call of every grader is recognised on the copies the graders hand out.
+    for assignment in available_assignments():
+        package = importlib.import_module(f"autograder.graders.{assignment}")
+        for module in pkgutil.iter_modules(package.__path__):
+            if not module.name.startswith("test_"):
+                continue
+            exercise = module.name.removeprefix("test_")
+            plan = planned_calls(assignment, exercise, "g")
+            for request, (name, args, kwargs) in zip(plan, _recorded(assignment, exercise), strict=True):
+                copies = tuple(map(fresh, args)), dict(kwargs)
+                assert request.matches(name, *copies, "g") and crosses_as(request, name, *copies)
+
+
+def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zygote):
+    import time
+
+    from autograder.sandbox.client import PlanMismatch, RemoteStudent, call_request, cell_request
+    from autograder.sandbox.limits import Limits
+
+    planned = np.arange(4.0)
+    sandbox = zygote.spawn(Limits())
+    try:
+        sandbox.announce([cell_request("def f(a):\n    return a.sum()", True, None),
+                          call_request("f", (planned,), {}, "g", planned=True)])
+        sandbox.run_cell("def f(a):\n    return a.sum()", 10)
+        student = RemoteStudent(sandbox, time.monotonic() + 10, "g")
+        changed = planned.copy()
+        changed[3] = 5.0
+        with pytest.raises(PlanMismatch):
+            student.f(changed)
+        assert student.f(planned.copy()) == 6.0  # the one sent ahead, still there to claim
+    finally:
+        sandbox.close()

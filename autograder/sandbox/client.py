@@ -229,11 +229,13 @@ NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 @dataclass
 class Request:
     """A request as it crosses: its header and buffers (what a later request is compared with), and the
-    frame they pack into (packed once when the same request goes to every submission)."""
+    frame they pack into (packed once when the same request goes to every submission). A planned call
+    also keeps its arguments' `_Pattern`, to tell a grader's call that is the same without encoding it."""
 
     header: dict
     buffers: list[bytes] = field(default_factory=list)
     _frame: bytes = b""
+    pattern: "_Pattern | None" = None
 
     @property
     def frame(self) -> bytes:
@@ -243,7 +245,15 @@ class Request:
         return self._frame
 
     def same(self, header: dict, buffers: list[bytes]) -> bool:
+        if header is self.header and buffers is self.buffers:  # claimed by `matches`: this very request
+            return True
         return self.header == header and self.buffers == buffers
+
+    def matches(self, name: str, args: tuple, kwargs: dict, group: str | None) -> bool:
+        """Whether `call_request(name, args, kwargs, group)` would be this request: True only when it
+        certainly would (False may still be the same request; encoding it then tells)."""
+        return (self.pattern is not None and self.header["name"] == name and self.header["group"] == group
+                and self.pattern.matches(args, kwargs))
 
 
 @dataclass
@@ -356,6 +366,13 @@ class Sandbox:
         self.sent[index].drain = forgo
         return True
 
+    def _upcoming(self) -> Request | None:
+        """The first announced request whose reply is still wanted."""
+        for entry in self.sent:
+            if not entry.drain:
+                return entry.request
+        return None
+
     def _pass_over(self, entry: _Sent) -> None:
         """An announced call the graders did not ask for (yet it ran): its reply is read and dropped."""
         if not entry.drain:
@@ -411,7 +428,14 @@ class Sandbox:
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None
              ) -> tuple[Any, list, list]:
-        request = call_request(name, args, kwargs, group)
+        # The graders nearly always ask for the next call sent ahead: recognised as such, it needs no
+        # encoding (~20 us a call). It is the first `_claim` could pick, so claiming it is what `_claim`
+        # would do with the encoded request.
+        upcoming = self._upcoming()
+        if upcoming is not None and upcoming.matches(name, args, kwargs, group):
+            request = upcoming
+        else:
+            request = call_request(name, args, kwargs, group)
         if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
             if self.sent and not self.dead:
                 self._claim(request.header, request.buffers, forgo=True)
@@ -463,13 +487,85 @@ def cell_request(source: str, display: bool, group: str | None) -> Request:
     return Request({"op": "cell", "source": source, "display": display, "group": group})
 
 
-def call_request(name: str, args: tuple, kwargs: dict, group: str | None) -> Request:
+def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False) -> Request:
+    """`planned`: the request is sent ahead to many submissions, and its pattern is kept to recognise the
+    graders' calls by."""
     try:  # one walk, so args' and kwargs' arrays share one list of buffers
         (args_tree, kwargs_tree), buffers = wire.encode([list(args), kwargs], _FUNCTION_NAMES, strict=True)
     except wire.WireError as exc:
         raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {exc}") from None
     return Request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree, "group": group},
-                   buffers)
+                   buffers, pattern=_Pattern.of(args, kwargs) if planned else None)
+
+
+class _Pattern:
+    """Arguments as `wire.encode` sees them, to compare a call's arguments with in a few microseconds:
+    matching means encoding them would give the same tree and buffers. Built from a private snapshot
+    (arrays' bytes, containers' structure), so no later change to the recorded values can move it; a live
+    value matches only if it is of the very same type, so nothing is trusted by identity but the
+    activation functions, which cross by name."""
+
+    def __init__(self, args: tuple, kwargs: dict) -> None:
+        self.args = tuple(map(_pattern_item, args))
+        self.keys = tuple(kwargs)
+        self.kwargs = tuple(map(_pattern_item, kwargs.values()))
+
+    @classmethod
+    def of(cls, args: tuple, kwargs: dict) -> "_Pattern | None":
+        """None when some argument is of a kind the pattern does not describe (such a call is encoded)."""
+        try:
+            return cls(args, kwargs)
+        except _Unlike:
+            return None
+
+    def matches(self, args: tuple, kwargs: dict) -> bool:
+        if len(args) != len(self.args) or tuple(kwargs) != self.keys:
+            return False
+        return (all(map(_alike, self.args, args))
+                and all(map(_alike, self.kwargs, kwargs.values())))
+
+
+class _Unlike(Exception):
+    pass
+
+
+def _pattern_item(value: Any) -> tuple:
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.dtype.hasobject or value.dtype.names is not None:
+            raise _Unlike()
+        return kind, value.dtype, value.shape, value.tobytes()
+    if kind is list or kind is tuple:
+        return kind, tuple(map(_pattern_item, value))
+    if kind is dict:
+        return kind, tuple(value), tuple(map(_pattern_item, value.values()))
+    if kind is float:
+        return kind, value.hex()  # the sign of a zero and NaN included, as the wire says them
+    if kind is int or kind is bool or kind is str or value is None:
+        return kind, value
+    if id(value) in _FUNCTION_NAMES:
+        return _FUNCTION, value
+    raise _Unlike()
+
+
+_FUNCTION = object()
+
+
+def _alike(pattern: tuple, value: Any) -> bool:
+    kind = pattern[0]
+    if kind is _FUNCTION:
+        return value is pattern[1]
+    if type(value) is not kind:
+        return False
+    if kind is np.ndarray:
+        return value.dtype == pattern[1] and value.shape == pattern[2] and value.tobytes() == pattern[3]
+    if kind is list or kind is tuple:
+        return len(value) == len(pattern[1]) and all(map(_alike, pattern[1], value))
+    if kind is dict:
+        return tuple(value) == pattern[1] and all(map(_alike, pattern[2], value.values()))
+    if kind is float:
+        return value.hex() == pattern[1]
+    return value == pattern[1]
 
 
 def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limits) -> tuple[str, str]:
