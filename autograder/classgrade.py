@@ -1,9 +1,10 @@
 """Grade a whole class: read the course's settings, build one job per submission, grade the jobs in worker
 processes (each with its own zygote) and hand every outcome to the single gradebook writer.
 
-Memory stays flat in the class size: at most a few jobs are in flight, and only counters are kept.
+Memory stays flat in the class size: at most a few dozen jobs are in flight, and only counters are kept.
 """
 
+import gc
 import json
 import os
 import shutil
@@ -34,6 +35,9 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # most the batch in progress, which the next run grades again; earlier batches stay committed.
 BATCH_SIZE = 50
 BATCH_SECONDS = 0.5
+# Jobs handed to each worker before the gradebook writer exists: enough to keep it busy while nbgrader's ORM
+# and SQLAlchemy load (a third of a second; a submission takes ~25 ms of a worker's time then).
+EARLY_JOBS_PER_WORKER = 16
 
 
 class ClassError(Exception):
@@ -286,6 +290,9 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None) -> None:
             prepare(assignment)
         except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
             pass
+    # What is loaded now (NumPy, the graders, their plans) lives as long as the worker: the collector's
+    # full passes need not walk it again and again.
+    gc.freeze()
 
 
 def _ready() -> None:
@@ -364,9 +371,9 @@ class ClassRun:
     pending: dict[Future, tuple[Prepared, int]] = field(default_factory=dict)
     unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
 
-    def fill(self) -> None:
-        """Keep two jobs per worker in hand."""
-        while self.queue and len(self.pending) < 2 * self.jobs:
+    def fill(self, per_worker: int = 2) -> None:
+        """Keep `per_worker` jobs per worker in hand."""
+        while self.queue and len(self.pending) < per_worker * self.jobs:
             prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
                                self.preload)
             if prepared.job is None:
@@ -391,13 +398,14 @@ def start_class(settings: Settings, assignment: str, sources: list[SourceNoteboo
         else:
             todo.append(student)
     run.queue, run.total = list(reversed(todo)), len(todo)
-    run.fill()
+    run.fill(EARLY_JOBS_PER_WORKER)
     return run
 
 
 def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) -> Summary:
     """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end."""
     settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
+    gc.freeze()  # nbgrader, SQLAlchemy and the rest loaded so far stay: the collector need not walk them
     task = progress.add_task(f"grading {assignment}", total=run.total) if progress else None
     pending = run.pending
     batch = Batch(writer)

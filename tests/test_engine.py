@@ -137,3 +137,40 @@ def test_fallback_without_namespaces_grades_and_warns(tmp_path):
     assert "WARNING" in done.stderr and "OFF" in done.stderr and "hidden files" in done.stderr
     got = scores(course)
     assert got["solution"] == FULL and got["wrong"]["test_concat_weights"] < 6.0
+
+
+def _course_with_source(root, change):
+    """A course whose instructor notebook was changed by `change(cells)` before nbgrader released it."""
+    import json
+
+    from autograder.course import nbgrader, new_course
+
+    course = new_course(root, (ASSIGNMENT,))
+    path = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = json.loads(path.read_text())
+    change(nb["cells"])
+    path.write_text(json.dumps(nb))
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    return course
+
+
+def _cell(cells, gid):
+    return next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == gid)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda cells: _cell(cells, "test_sigmoid")["metadata"]["nbgrader"].update(points=9), "add up to"),
+    (lambda cells: _cell(cells, "test_sigmoid").update(
+        source="### BEGIN HIDDEN TESTS\nassert True\n### END HIDDEN TESTS\n"), "test_sigmoid"),
+])
+def test_instructor_mistakes_are_one_line_and_nothing_is_written(tmp_path, change, message):
+    """Found while the first submissions already run (they start before the gradebook writer exists):
+    the command still stops with one line, and no grade reaches the gradebook or autograded/."""
+    course = _course_with_source(tmp_path / "course", change)
+    for student in ("a", "b", "c"):
+        submit(course, student)
+    done = grade(course)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert scores(course) == {}
+    assert not (course / "autograded").exists() or not any((course / "autograded").iterdir())

@@ -81,6 +81,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
             classgrade.ensure_assignment(settings, writer, args.assignment)
             run = classgrade.start_class(settings, args.assignment, writer.source_notebooks(args.assignment),
                                          students, args.force, args.jobs, hide, pool)
+        run.checked.result()  # an instructor's mistake in the graders is one line, before any progress is shown
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = classgrade.grade_class(run, writer, progress)
