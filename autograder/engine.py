@@ -158,14 +158,19 @@ def _spawn(zygote: Zygote, limits: Limits, warm: dict[str, Any]) -> Sandbox:
 
 def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     """The instructor's code in this notebook, for the zygote to compile or import once for all children:
-    test and locked cells (restored from the gradebook, never the student's text), modules, imports."""
-    cells, count = [], 0
+    test and locked cells (restored from the gradebook, never the student's text), modules, imports; and
+    the graders' planned calls, whose inputs it decodes once."""
+    from autograder.callplan import planned_calls
+
+    cells, calls, count = [], [], 0
     for cell in notebook.cells:
         if cell.kind != "skip":
             count += 1
             if cell.kind == "test" or cell.instructors:
                 cells.append([cell.source, _display(cell), f"<cell {count}>"])
-    return {"cells": cells, "modules": job.modules, "imports": job.preload}
+            if cell.kind == "test" and cell.exercise is not None:
+                calls += planned_calls(cell.assignment, cell.exercise, cell.grade_id)
+    return {"cells": cells, "modules": job.modules, "imports": job.preload, "calls": calls}
 
 
 @dataclass

@@ -156,3 +156,46 @@ def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zy
         assert student.f(planned.copy()) == 6.0  # the one sent ahead, still there to claim
     finally:
         sandbox.close()
+
+
+def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes(zygote):
+    import time
+
+    from autograder.sandbox.client import RemoteStudent, call_request, cell_request
+    from autograder.sandbox.limits import Limits
+
+    a, layers = np.arange(4.0), [np.zeros((1, 2))]
+    request = call_request("f", (a, layers), {"scale": 2}, "g", planned=True)
+    zygote.spawn(Limits(), {"calls": [request]}).close()  # a spare asked for before, without it
+    sandbox = zygote.spawn(Limits(), {"calls": [request]})
+    source = ("def f(a, layers, scale):\n    a += 1\n    layers[0][0, 1] = 7\n    layers.append(None)\n"
+              "    return a.sum() * scale")
+    try:
+        assert request.key in sandbox.preloaded and len(request.brief) < 100
+        sandbox.announce([cell_request(source, True, None), request, request])
+        sandbox.run_cell(source, 10)
+        student = RemoteStudent(sandbox, time.monotonic() + 10, "g")
+        for _ in range(2):  # the second call's arguments are as planned, whatever the first did to its own
+            mine, my_layers = a.copy(), [layers[0].copy()]
+            assert student.f(mine, my_layers, scale=2) == 20.0
+            assert np.array_equal(mine, a + 1) and my_layers[0][0, 1] == 7 and my_layers[1] is None
+    finally:
+        sandbox.close()
+
+
+def test_a_process_without_a_planned_call_sent_by_its_key_makes_the_notebook_regrade(zygote):
+    import time
+
+    from autograder.sandbox.client import PlanMismatch, RemoteStudent, call_request, cell_request
+    from autograder.sandbox.limits import Limits
+
+    request = call_request("f", (np.arange(3.0),), {}, "g", planned=True)  # never sent to the zygote
+    sandbox = zygote.spawn(Limits())
+    try:
+        sandbox.preloaded = frozenset({request.key})
+        sandbox.announce([cell_request("def f(a):\n    return 1", True, None), request])
+        sandbox.run_cell("def f(a):\n    return 1", 10)
+        with pytest.raises(PlanMismatch):
+            RemoteStudent(sandbox, time.monotonic() + 10, "g").f(np.arange(3.0))
+    finally:
+        sandbox.close()

@@ -5,6 +5,8 @@ Nothing here imports a grader; the graders only ever see a `RemoteStudent`, whic
 `autograder.student.NamespaceStudent` except that the functions run in the sandbox.
 """
 
+import base64
+import itertools
 import json
 import os
 import select
@@ -25,6 +27,7 @@ from autograder.sandbox.limits import Limits
 from autograder.student import StudentError
 
 MAX_CONTROL_MESSAGE = 100_000  # one SOCK_SEQPACKET message to the zygote (its buffer is about 200 kB)
+MAX_PRELOADED = 10_000  # planned calls a zygote holds; past that, calls are sent in full
 GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
 FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
 _FUNCTION_NAMES = {id(f): name for name, f in ACTIVATIONS.items()}
@@ -78,7 +81,9 @@ class Zygote:
         self.control: socket.socket | None = None
         self.info: ZygoteInfo | None = None
         self.warmed: set[tuple] = set()
-        self._pending: tuple[socket.socket, Limits] | None = None  # a spawn asked for, not yet answered
+        self.preloaded: frozenset[int] = frozenset()  # keys of the planned calls the zygote holds
+        # a spawn asked for, not yet answered, and the planned calls its child will hold
+        self._pending: tuple[socket.socket, Limits, frozenset[int]] | None = None
         self._spare: Sandbox | None = None
 
     def start(self) -> ZygoteInfo:
@@ -121,7 +126,8 @@ class Zygote:
     def spawn(self, limits: Limits, warm: dict[str, Any] | None = None) -> "Sandbox":
         """A sandboxed process. The next one is asked for at once, so that setting it up (namespaces,
         mounts, filters) overlaps the work on this one. `warm`: instructor code the zygote compiles or
-        imports once, before forking, for every later child to inherit (see `runtime.warm`)."""
+        imports once, before forking, for every later child to inherit (see `runtime.warm`), and under
+        "calls" the planned calls (`Request`s) whose arguments it decodes once (see `runtime.preload`)."""
         if not self.alive():
             self.close()
             self.start()
@@ -130,6 +136,7 @@ class Zygote:
         except SandboxError:
             pass  # asked for before a restart, or the zygote is gone: a fresh request below says which
         sandbox, self._spare = self._spare, None
+        self._preload((warm or {}).get("calls", ()))
         if sandbox is not None and sandbox.limits != limits:
             sandbox.close()
             sandbox = None
@@ -154,6 +161,32 @@ class Zygote:
                  "imports": [name for name in warm.get("imports", []) if new(("import", name))]}
         return {k: v for k, v in fresh.items() if v}
 
+    def _preload(self, calls: Any) -> None:
+        """Send the zygote the planned calls it does not hold yet, in messages that fit; a call too big
+        for one is left out (it is always sent in full)."""
+        new = [r for r in calls if r.key is not None and r.key not in self.preloaded]
+        if not new or len(self.preloaded) + len(new) > MAX_PRELOADED:
+            return
+        batches: list[list] = [[]]
+        size = 0
+        for request in new:
+            item = [request.key, base64.b64encode(request.frame).decode()]
+            if len(item[1]) > MAX_CONTROL_MESSAGE - 1000:
+                continue
+            if size + len(item[1]) > MAX_CONTROL_MESSAGE - 1000:
+                batches.append([])
+                size = 0
+            batches[-1].append(item)
+            size += len(item[1]) + 20
+        for batch in batches:
+            if not batch:
+                continue
+            try:
+                self.control.send(json.dumps({"op": "plan", "calls": batch}).encode())
+            except OSError as exc:
+                raise SandboxError(f"the zygote stopped answering: {exc}") from None
+            self.preloaded = self.preloaded | {key for key, _ in batch}
+
     def _ask(self, limits: Limits, warm: dict[str, Any]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = json.dumps({"op": "spawn", "limits": limits.to_dict(), **({"warm": warm} if warm else {})})
@@ -166,10 +199,10 @@ class Zygote:
             raise SandboxError(f"the zygote stopped answering: {exc}") from None
         finally:
             theirs.close()
-        self._pending = (ours, limits)
+        self._pending = (ours, limits, self.preloaded)
 
     def _collect(self) -> "Sandbox":
-        ours, limits = self._pending
+        ours, limits, preloaded = self._pending
         self._pending = None
         try:
             data, fds, _, _ = socket.recv_fds(self.control, 1 << 16, 1)
@@ -180,7 +213,7 @@ class Zygote:
             ours.close()
             raise SandboxError("the zygote exited")
         pid = json.loads(data)["pid"]
-        return Sandbox(self, ours, pid, fds[0] if fds else None, limits)
+        return Sandbox(self, ours, pid, fds[0] if fds else None, limits, preloaded)
 
     def _collect_spare(self) -> None:
         """Read the zygote's answer to the spare's request before any other request's answer."""
@@ -203,6 +236,7 @@ class Zygote:
             self._pending[0].close()  # the child reads the end of its socket and exits
             self._pending = None
         self.warmed.clear()
+        self.preloaded = frozenset()
         if self.control is not None:
             self.control.close()
             self.control = None
@@ -230,12 +264,15 @@ NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 class Request:
     """A request as it crosses: its header and buffers (what a later request is compared with), and the
     frame they pack into (packed once when the same request goes to every submission). A planned call
-    also keeps its arguments' `_Pattern`, to tell a grader's call that is the same without encoding it."""
+    also keeps its arguments' `_Pattern`, to tell a grader's call that is the same without encoding it,
+    and a `key` by which a zygote holding its arguments (`Zygote._preload`) knows it."""
 
     header: dict
     buffers: list[bytes] = field(default_factory=list)
     _frame: bytes = b""
     pattern: "_Pattern | None" = None
+    key: int | None = None
+    _brief: bytes = b""
 
     @property
     def frame(self) -> bytes:
@@ -243,6 +280,13 @@ class Request:
         if not self._frame:
             self._frame = wire.pack(self.header, self.buffers)
         return self._frame
+
+    @property
+    def brief(self) -> bytes:
+        """The frame that names this planned call by its key, for a process that holds its arguments."""
+        if not self._brief:
+            self._brief = wire.pack({"op": "call", "plan": self.key, "group": self.header["group"]})
+        return self._brief
 
     def same(self, header: dict, buffers: list[bytes]) -> bool:
         if header is self.header and buffers is self.buffers:  # claimed by `matches`: this very request
@@ -270,8 +314,10 @@ class Sandbox:
     waiting for the grader between requests. Replies come back in order; asking for a request claims its
     reply, reading and dropping the replies of announced calls passed over on the way."""
 
-    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, pidfd: int | None, limits: Limits) -> None:
+    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, pidfd: int | None, limits: Limits,
+                 preloaded: frozenset[int] = frozenset()) -> None:
         self.zygote, self.sock, self.pid, self.pidfd, self.limits = zygote, sock, pid, pidfd, limits
+        self.preloaded = preloaded  # the planned calls this process inherited, by key
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
@@ -347,7 +393,7 @@ class Sandbox:
     def announce(self, requests: list[Request]) -> None:
         """Send these requests now, before they are asked for, in the order they will be."""
         for request in requests:
-            self.outbox += request.frame
+            self.outbox += request.brief if request.key in self.preloaded else request.frame
             self.sent.append(_Sent(request))
         self._send_some()
 
@@ -381,11 +427,18 @@ class Sandbox:
 
     def _drain(self, timeout: float) -> None:
         while self.sent and self.sent[0].drain and not self.dead:
-            self.sent.popleft()
+            entry = self.sent.popleft()
             try:
-                self._reply(timeout)
+                header, _ = self._reply(timeout)
             except SandboxDied:
                 return
+            self._check_held(entry.request, header)
+
+    def _check_held(self, request: Request, header: dict) -> None:
+        """A process that was sent a planned call by its key and does not hold it (never expected) did
+        not run it: only grading call by call can tell what the answers are."""
+        if header.get("unplanned") and request.key in self.preloaded:
+            raise PlanMismatch("a planned call sent by its key was not found")
 
     def settle(self, group: str | None, timeout: float) -> None:
         """Read the replies of this cell's announced calls that nobody asked for (or that were forgone)."""
@@ -444,6 +497,7 @@ class Sandbox:
             header, replies = self.request(request, timeout=timeout)
         except SandboxDied as died:
             raise StudentError(f"{name}: {died}") from None
+        self._check_held(request, header)
         if header.get("expired"):
             raise StudentError(NOT_CALLED.format(name=name))
         if "error" in header:
@@ -495,7 +549,11 @@ def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planne
     except wire.WireError as exc:
         raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {exc}") from None
     return Request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree, "group": group},
-                   buffers, pattern=_Pattern.of(args, kwargs) if planned else None)
+                   buffers, pattern=_Pattern.of(args, kwargs) if planned else None,
+                   key=next(_KEYS) if planned else None)
+
+
+_KEYS = itertools.count()
 
 
 class _Pattern:

@@ -218,17 +218,31 @@ class Reader:
         body_len, head_len = _PREFIX.unpack_from(self.buffer)
         body = bytes(self.buffer[_PREFIX.size:_PREFIX.size - 4 + body_len])
         del self.buffer[:_PREFIX.size - 4 + body_len]
-        try:
-            header = json.loads(body[:head_len])
-        except (ValueError, RecursionError) as exc:
-            raise WireError(f"unreadable header: {str(exc)[:80]}") from None
-        sizes = header.get("buffers") if isinstance(header, dict) else None
-        if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
-            raise WireError("malformed header")
-        if head_len + sum(sizes) != len(body):
-            raise WireError("buffer sizes do not add up")
-        buffers, offset = [], head_len
-        for n in sizes:
-            buffers.append(body[offset:offset + n])
-            offset += n
-        return header, buffers
+        return _parse(body, head_len)
+
+
+def unpack(frame: bytes) -> tuple[dict, list[bytes]]:
+    """A whole frame, from `pack`, back to its header and buffers."""
+    if len(frame) < _PREFIX.size:
+        raise WireError("truncated frame")
+    body_len, head_len = _PREFIX.unpack_from(frame)
+    if head_len + 4 > body_len or len(frame) != _PREFIX.size - 4 + body_len:
+        raise WireError("malformed frame")
+    return _parse(frame[_PREFIX.size:], head_len)
+
+
+def _parse(body: bytes, head_len: int) -> tuple[dict, list[bytes]]:
+    try:
+        header = json.loads(body[:head_len])
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"unreadable header: {str(exc)[:80]}") from None
+    sizes = header.get("buffers") if isinstance(header, dict) else None
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
+        raise WireError("malformed header")
+    if head_len + sum(sizes) != len(body):
+        raise WireError("buffer sizes do not add up")
+    buffers, offset = [], head_len
+    for n in sizes:
+        buffers.append(body[offset:offset + n])
+        offset += n
+    return header, buffers

@@ -10,6 +10,7 @@ submission cost milliseconds instead of the ~100 ms of starting Python and impor
 Control protocol (SOCK_SEQPACKET, one JSON object per message, file descriptors alongside):
     -> {"op": "spawn", "limits": {...}} + [the child's end of its socket]   <- {"pid": n} + [pidfd]
     -> {"op": "reap", "pid": n}          <- {"status": wait status, "cpu": seconds, "maxrss_kb": n}
+    -> {"op": "plan", "calls": [[key, base64 of a call's frame], ...]}   (no answer; see `runtime.preload`)
 The zygote says hello first: {"level": "full" | "userns" | "bare", "seccomp": bool, "notes": [...]}.
 Closing the control socket ends the zygote, and with it every child still running.
 """
@@ -139,6 +140,9 @@ def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | N
             socket.send_fds(control, [json.dumps({"pid": pid}).encode()], pidfd)
             for fd in pidfd:
                 os.close(fd)
+        elif request["op"] == "plan":
+            runtime.preload(request["calls"])
+            gc.freeze()
         elif request["op"] == "reap":
             pid = request["pid"]
             if pid not in reaped:
