@@ -29,6 +29,9 @@ MAX_DEPTH = 40
 _DTYPE = re.compile(r"^[<>|=]?([biufc]\d{1,2}|b1|\?|U\d{1,6}|S\d{1,6})$")
 _PREFIX = struct.Struct("<QI")
 _FIRST_READ = 1 << 16
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # json.dumps builds one per call when given separators
+# Allowed dtypes met so far, by their text: checked and built once, not at every array.
+_DTYPES: dict[str, np.dtype] = {}
 
 
 class WireError(Exception):
@@ -84,14 +87,20 @@ def encode(value: Any, functions: Mapping[int, str] | None = None,
 def _encode_numpy(v: Any, buffers: list[bytes]) -> dict | None:
     """The array's tag (its bytes appended to `buffers`), or None for a dtype that does not cross."""
     # np.asarray on a subclass instance gives a base-class view: only the numbers cross, not the class.
-    array = np.asarray(v).view(np.ndarray) if isinstance(v, np.ndarray) else np.asarray(v)
-    dtype = array.dtype
-    if not _DTYPE.match(dtype.str):
-        return None
-    buffers.append(np.ascontiguousarray(array).tobytes())
+    if type(v) is np.ndarray:
+        array = v
+    else:
+        array = np.asarray(v).view(np.ndarray) if isinstance(v, np.ndarray) else np.asarray(v)
+    dtype = array.dtype.str
+    if dtype not in _DTYPES:
+        if not _DTYPE.match(dtype):
+            return None
+        if len(_DTYPES) < 256:
+            _DTYPES[dtype] = np.dtype(dtype)
+    buffers.append(array.tobytes())  # C order, whatever the array's layout
     if isinstance(v, np.generic):
-        return {"__np__": len(buffers) - 1, "dtype": dtype.str}
-    return {"__nd__": len(buffers) - 1, "dtype": dtype.str, "shape": list(array.shape)}
+        return {"__np__": len(buffers) - 1, "dtype": dtype}
+    return {"__nd__": len(buffers) - 1, "dtype": dtype, "shape": list(array.shape)}
 
 
 def _describe(v: Any) -> str:
@@ -148,16 +157,22 @@ def _decode_numpy(v: dict, buffers: list[bytes]) -> Any:
     dtype_text = v.get("dtype")
     if not isinstance(index, int) or not 0 <= index < len(buffers) or not isinstance(dtype_text, str):
         raise WireError("malformed array")
-    if not _DTYPE.match(dtype_text):
-        raise WireError(f"dtype {dtype_text!r} is not allowed")
-    dtype = np.dtype(dtype_text)
+    dtype = _DTYPES.get(dtype_text)
+    if dtype is None:
+        if not _DTYPE.match(dtype_text):
+            raise WireError(f"dtype {dtype_text!r} is not allowed")
+        dtype = np.dtype(dtype_text)
+        if len(_DTYPES) < 256:
+            _DTYPES[dtype_text] = dtype
     if "__np__" in v:
         shape: tuple[int, ...] = ()
     else:
         raw_shape = v.get("shape")
-        if not isinstance(raw_shape, list) or len(raw_shape) > 32 or not all(
-                isinstance(n, int) and not isinstance(n, bool) and 0 <= n for n in raw_shape):
+        if not isinstance(raw_shape, list) or len(raw_shape) > 32:
             raise WireError("malformed shape")
+        for n in raw_shape:
+            if type(n) is not int or n < 0:  # JSON gives exact ints; a bool is not a size
+                raise WireError("malformed shape")
         shape = tuple(raw_shape)
     data = buffers[index]
     if len(data) != math.prod(shape) * dtype.itemsize:
@@ -171,7 +186,7 @@ def _decode_numpy(v: dict, buffers: list[bytes]) -> Any:
 
 def pack(header: dict, buffers: list[bytes] = ()) -> bytes:
     header = {**header, "buffers": [len(b) for b in buffers]}
-    head = json.dumps(header, separators=(",", ":")).encode()
+    head = _ENCODER.encode(header).encode()
     body_len = 4 + len(head) + sum(len(b) for b in buffers)
     return b"".join([_PREFIX.pack(body_len, len(head)), head, *buffers])
 
@@ -216,7 +231,8 @@ class Reader:
 
     def take(self) -> tuple[dict, list[bytes]]:
         body_len, head_len = _PREFIX.unpack_from(self.buffer)
-        body = bytes(self.buffer[_PREFIX.size:_PREFIX.size - 4 + body_len])
+        with memoryview(self.buffer) as view:  # one copy, not a bytearray slice copied again
+            body = bytes(view[_PREFIX.size:_PREFIX.size - 4 + body_len])
         del self.buffer[:_PREFIX.size - 4 + body_len]
         return _parse(body, head_len)
 
@@ -233,7 +249,7 @@ def unpack(frame: bytes) -> tuple[dict, list[bytes]]:
 
 def _parse(body: bytes, head_len: int) -> tuple[dict, list[bytes]]:
     try:
-        header = json.loads(body[:head_len])
+        header = json.loads(body[:head_len].decode())  # UTF-8, as `pack` writes it (a ValueError if not)
     except (ValueError, RecursionError) as exc:
         raise WireError(f"unreadable header: {str(exc)[:80]}") from None
     sizes = header.get("buffers") if isinstance(header, dict) else None
