@@ -402,6 +402,10 @@ class Sandbox:
         nothing was announced. Everything before it is to be drained; with `forgo`, it is too."""
         if not self.sent:
             return False
+        first = self.sent[0]
+        if not first.drain and first.request.same(header, buffers):  # the usual case: the next one sent
+            first.drain = forgo
+            return True
         index = next((i for i, entry in enumerate(self.sent)
                       if not entry.drain and entry.request.same(header, buffers)), None)
         earlier_ones = list(self.sent)[:index]
