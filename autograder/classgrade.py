@@ -36,8 +36,9 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 BATCH_SIZE = 50
 BATCH_SECONDS = 0.5
 # Jobs handed to each worker before the gradebook writer exists: enough to keep it busy while nbgrader's ORM
-# and SQLAlchemy load (a third of a second; a submission takes ~25 ms of a worker's time then).
-EARLY_JOBS_PER_WORKER = 16
+# and SQLAlchemy load and the gradebook opens (0.4-0.6 s while the workers compete for the cores; a
+# submission takes ~25 ms of a worker's time then). Each costs the main process ~1 ms to prepare.
+EARLY_JOBS_PER_WORKER = 32
 
 
 class ClassError(Exception):
@@ -372,14 +373,16 @@ class ClassRun:
     unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
 
     def fill(self, per_worker: int = 2) -> None:
-        """Keep `per_worker` jobs per worker in hand."""
-        while self.queue and len(self.pending) < per_worker * self.jobs:
+        """Keep `per_worker` jobs per worker in hand (finished ones waiting to be recorded do not count)."""
+        unfinished = sum(not future.done() for future in self.pending)
+        while self.queue and unfinished < per_worker * self.jobs:
             prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
                                self.preload)
             if prepared.job is None:
                 self.unreadable.append(prepared)
                 continue
             self.pending[self.pool.submit(_work, prepared.job)] = (prepared, 0)
+            unfinished += 1
 
 
 def start_class(settings: Settings, assignment: str, sources: list[SourceNotebook], students: list[str],
@@ -430,8 +433,9 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) 
             if batch.due():  # a slow submission does not hold finished ones back from the gradebook
                 batch.commit()
             broken = []
-            for future in done:
-                prepared, tries = pending.pop(future)
+            # Out of `pending` first, so that new jobs go out between the records of a long backlog.
+            finished = [(future, *pending.pop(future)) for future in done]
+            for future, prepared, tries in finished:
                 try:
                     outcome = future.result()
                 except BrokenProcessPool:
@@ -445,6 +449,7 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) 
                         progress.advance(task)
                     continue
                 finish(prepared, outcome)
+                run.fill()  # recording the early jobs' backlog takes a while: the workers are kept busy
             if broken:
                 # A worker died (its sandbox machinery, never a student's code in the sandbox, can cause
                 # this); every job it held is tried once more in a fresh pool.
