@@ -7,12 +7,15 @@ same score, and prints wall time, ms per submission, the ratio, the peak memory 
 cost of forking a NumPy-loaded process and running the same cells, for reference.
 
 nbgrader costs about 2 s a submission, so its side grades at most `--nbgrader-cap` (200) submissions;
-its per-submission time is what the ratio compares.
+its per-submission time is what the ratio compares. `autograder grade` takes a few seconds, which other
+work on the host moves by ~10%: it grades `--runs` copies of the same ungraded class (3 by default, 1 above
+1000 submissions) and the median counts; every run's time is printed.
 """
 
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -180,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assignment", default=available_assignments()[0])
     parser.add_argument("--nbgrader-cap", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--runs", type=int, default=0,
+                        help="timed autograder grade runs, the median counts (default 3, 1 above 1000 submissions)")
     args = parser.parse_args(argv)
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -188,13 +193,24 @@ def main(argv: list[str] | None = None) -> int:
         ours = build(Path(scratch) / "ours", args.assignment, args.n)
         capped = min(args.n, args.nbgrader_cap)
         theirs = clone(ours, Path(scratch) / "nbgrader", args.assignment, capped)
-        print("grading with autograder grade ...", flush=True)
+        runs = args.runs if args.runs else (3 if args.n <= 1000 else 1)
+        print(f"grading with autograder grade ({runs} run{'s' if runs > 1 else ''}, each on its own copy of the "
+              "ungraded class) ...", flush=True)
         command = [str(Path(sys.executable).parent / "autograder"), "grade", args.assignment, "--jobs", str(args.jobs)]
-        our_s, _, done = timed(command, ours, env)
-        if done.returncode != 0:
-            print(done.stdout, done.stderr, file=sys.stderr)
-            return 1
-        print(done.stdout.strip())
+        copies = [ours] + [clone(ours, Path(scratch) / f"ours-{k}", args.assignment, args.n) for k in range(1, runs)]
+        times = []
+        for graded in copies:
+            os.sync()  # what building or copying wrote is on disk first: its write-back is not grading's work
+            seconds, _, done = timed(command, graded, env)
+            if done.returncode != 0:
+                print(done.stdout, done.stderr, file=sys.stderr)
+                return 1
+            print(f"  {seconds:.2f} s: {done.stdout.strip().splitlines()[0]}")
+            times.append(seconds)
+            if graded != ours:
+                shutil.rmtree(graded)
+        # A 3-second run moves by ~10% with whatever else the host does; the median of a few is its time.
+        our_s = statistics.median(times)
         print("grading them all again (--force), sampling memory ...", flush=True)
         _, our_mem, again = timed([*command, "--force"], ours, env, memory=True)
         if again.returncode != 0:
@@ -210,10 +226,11 @@ def main(argv: list[str] | None = None) -> int:
         bare = bare_fork_ms(ours, args.assignment)
     our_ms, their_ms = 1000 * our_s / args.n, 1000 * their_s / capped
     print()
-    print(f"{'':28}{'submissions':>12}{'wall s':>10}{'ms/submission':>15}")
-    print(f"{'autograder grade':28}{args.n:>12}{our_s:>10.1f}{our_ms:>15.1f}")
+    print(f"{'':36}{'submissions':>12}{'wall s':>10}{'ms/submission':>15}")
+    median = f" (median of {len(times)})" if len(times) > 1 else ""
+    print(f"{'autograder grade' + median:36}{args.n:>12}{our_s:>10.2f}{our_ms:>15.1f}")
     cap_note = f" (capped at its first {capped})" if capped < args.n else ""
-    print(f"{'nbgrader autograde' + cap_note:28}{capped:>12}{their_s:>10.1f}{their_ms:>15.1f}")
+    print(f"{'nbgrader autograde' + cap_note:36}{capped:>12}{their_s:>10.1f}{their_ms:>15.1f}")
     print(f"speed-up per submission: {their_ms / our_ms:.0f}x  (target >= 100x)")
     print(f"bare fork + run of the same cells: {bare:.1f} ms; autograder grade is {our_ms / bare:.1f}x that "
           "(target <= 10x)")
