@@ -226,11 +226,11 @@ def main(argv: list[str] | None = None) -> int:
         bare = bare_fork_ms(ours, args.assignment)
     our_ms, their_ms = 1000 * our_s / args.n, 1000 * their_s / capped
     print()
-    print(f"{'':36}{'submissions':>12}{'wall s':>10}{'ms/submission':>15}")
+    print(f"{'':44}{'submissions':>12}{'wall s':>10}{'ms/submission':>15}")
     median = f" (median of {len(times)})" if len(times) > 1 else ""
-    print(f"{'autograder grade' + median:36}{args.n:>12}{our_s:>10.2f}{our_ms:>15.1f}")
+    print(f"{'autograder grade' + median:44}{args.n:>12}{our_s:>10.2f}{our_ms:>15.1f}")
     cap_note = f" (capped at its first {capped})" if capped < args.n else ""
-    print(f"{'nbgrader autograde' + cap_note:36}{capped:>12}{their_s:>10.1f}{their_ms:>15.1f}")
+    print(f"{'nbgrader autograde' + cap_note:44}{capped:>12}{their_s:>10.1f}{their_ms:>15.1f}")
     print(f"speed-up per submission: {their_ms / our_ms:.0f}x  (target >= 100x)")
     print(f"bare fork + run of the same cells: {bare:.1f} ms; autograder grade is {our_ms / bare:.1f}x that "
           "(target <= 10x)")
