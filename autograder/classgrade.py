@@ -35,10 +35,12 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # most the batch in progress, which the next run grades again; earlier batches stay committed.
 BATCH_SIZE = 50
 BATCH_SECONDS = 0.5
-# Jobs handed to each worker before the gradebook writer exists: enough to keep it busy while nbgrader's ORM
-# and SQLAlchemy load and the gradebook opens (0.4-0.6 s while the workers compete for the cores; a
-# submission takes ~25 ms of a worker's time then). Each costs the main process ~1 ms to prepare.
-EARLY_JOBS_PER_WORKER = 32
+# Jobs a worker holds at most, running or finished and not yet recorded. So many are handed out before the
+# gradebook writer exists: enough to keep each worker busy while nbgrader's ORM and SQLAlchemy load and the
+# gradebook opens (0.4-0.6 s while the workers compete for the cores; a submission takes ~25 ms of a
+# worker's time then). The bound keeps memory flat when recording is the slower side (regrading with
+# --force reads each student's old rows).
+IN_HAND_PER_WORKER = 32
 
 
 class ClassError(Exception):
@@ -373,9 +375,11 @@ class ClassRun:
     unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
 
     def fill(self, per_worker: int = 2) -> None:
-        """Keep `per_worker` jobs per worker in hand (finished ones waiting to be recorded do not count)."""
+        """Keep `per_worker` jobs per worker running (finished ones waiting to be recorded do not count, up
+        to `IN_HAND_PER_WORKER` in all)."""
         unfinished = sum(not future.done() for future in self.pending)
-        while self.queue and unfinished < per_worker * self.jobs:
+        while (self.queue and unfinished < per_worker * self.jobs
+               and len(self.pending) < IN_HAND_PER_WORKER * self.jobs):
             prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
                                self.preload)
             if prepared.job is None:
@@ -401,7 +405,7 @@ def start_class(settings: Settings, assignment: str, sources: list[SourceNoteboo
         else:
             todo.append(student)
     run.queue, run.total = list(reversed(todo)), len(todo)
-    run.fill(EARLY_JOBS_PER_WORKER)
+    run.fill(IN_HAND_PER_WORKER)
     return run
 
 

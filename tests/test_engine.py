@@ -174,3 +174,32 @@ def test_instructor_mistakes_are_one_line_and_nothing_is_written(tmp_path, chang
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert scores(course) == {}
     assert not (course / "autograded").exists() or not any((course / "autograded").iterdir())
+
+
+def test_jobs_in_hand_stay_bounded_when_recording_is_slow(course, monkeypatch):
+    """Finished jobs not yet recorded count towards the bound, so memory stays flat when the main process
+    records more slowly than the workers grade (as when regrading). The pool is a stand-in whose jobs are
+    finished as soon as they are submitted: what is checked is how many the main process hands out."""
+    from concurrent.futures import Future
+
+    from autograder import classgrade
+    from autograder.sources import read_sources_early
+
+    class FinishedAtOnce:
+        def submit(self, fn, *args):
+            future = Future()
+            future.set_result(None)
+            return future
+
+    monkeypatch.setattr(classgrade, "IN_HAND_PER_WORKER", 3)
+    settings = classgrade.load_settings(course)
+    sources = read_sources_early(f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT)
+    students = classgrade.students_to_grade(settings, ASSIGNMENT, None)
+    assert len(students) > 4
+    run = classgrade.start_class(settings, ASSIGNMENT, sources, students, True, 1, [], FinishedAtOnce())
+    assert len(run.pending) == 3
+    run.fill()
+    assert len(run.pending) == 3  # all finished, none recorded yet: nothing more goes out
+    run.pending.popitem()  # one recorded
+    run.fill()
+    assert len(run.pending) == 3 and run.queue
