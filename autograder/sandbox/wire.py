@@ -92,15 +92,24 @@ def _encode_numpy(v: Any, buffers: list[bytes]) -> dict | None:
     else:
         array = np.asarray(v).view(np.ndarray) if isinstance(v, np.ndarray) else np.asarray(v)
     dtype = array.dtype.str
-    if dtype not in _DTYPES:
-        if not _DTYPE.match(dtype):
-            return None
-        if len(_DTYPES) < 256:
-            _DTYPES[dtype] = np.dtype(dtype)
+    if _allowed_dtype(dtype) is None:
+        return None
     buffers.append(array.tobytes())  # C order, whatever the array's layout
     if isinstance(v, np.generic):
         return {"__np__": len(buffers) - 1, "dtype": dtype}
     return {"__nd__": len(buffers) - 1, "dtype": dtype, "shape": list(array.shape)}
+
+
+def _allowed_dtype(text: str) -> np.dtype | None:
+    """The dtype named by `text` if it may cross, else None; checked and built once per text (up to 256)."""
+    dtype = _DTYPES.get(text)
+    if dtype is None:
+        if not _DTYPE.match(text):
+            return None
+        dtype = np.dtype(text)
+        if len(_DTYPES) < 256:
+            _DTYPES[text] = dtype
+    return dtype
 
 
 def _describe(v: Any) -> str:
@@ -157,13 +166,9 @@ def _decode_numpy(v: dict, buffers: list[bytes]) -> Any:
     dtype_text = v.get("dtype")
     if not isinstance(index, int) or not 0 <= index < len(buffers) or not isinstance(dtype_text, str):
         raise WireError("malformed array")
-    dtype = _DTYPES.get(dtype_text)
+    dtype = _allowed_dtype(dtype_text)
     if dtype is None:
-        if not _DTYPE.match(dtype_text):
-            raise WireError(f"dtype {dtype_text!r} is not allowed")
-        dtype = np.dtype(dtype_text)
-        if len(_DTYPES) < 256:
-            _DTYPES[dtype_text] = dtype
+        raise WireError(f"dtype {dtype_text!r} is not allowed")
     if "__np__" in v:
         shape: tuple[int, ...] = ()
     else:
