@@ -413,12 +413,12 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) 
     """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end."""
     settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
     gc.freeze()  # nbgrader, SQLAlchemy and the rest loaded so far stay: the collector need not walk them
+    run.checked.result()  # an error in the graders' points stops grading before anything is written
     task = progress.add_task(f"grading {assignment}", total=run.total) if progress else None
     pending = run.pending
     batch = Batch(writer)
 
     def finish(prepared: Prepared, outcome: Outcome) -> None:
-        run.checked.result()
         _apply(settings, writer, assignment, sources, prepared, outcome, summary, batch)
         if batch.due():
             batch.commit()
