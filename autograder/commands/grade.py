@@ -46,6 +46,7 @@ def run(args) -> int:
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
     _nbgrader_without_server_extensions()
+    _nbformat_on_demand()
     _archive_util_on_demand()
     from autograder import classgrade
     from autograder.assemble import AssemblyError
@@ -103,6 +104,27 @@ def _nbgrader_without_server_extensions() -> None:
     spec = importlib.util.find_spec("nbgrader")
     if spec is not None:
         sys.modules["nbgrader"] = importlib.util.module_from_spec(spec)
+
+
+def _nbformat_on_demand() -> None:
+    """`nbgrader.utils` imports `nbformat.notebooknode`, and with it nbformat's `__init__`, which loads its
+    schema validator and jsonschema (70 ms of CPU); grading reads and writes notebooks as plain JSON and
+    needs nbformat's own functions only for an odd notebook. The package is registered with its submodules
+    importable as usual; its `__init__` runs the first time one of its names is asked for."""
+    if "nbformat" in sys.modules:
+        return
+    spec = importlib.util.find_spec("nbformat")
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+
+    def complete(name: str):
+        del module.__getattr__  # before running __init__, whose own `from . import v4` must not come here
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+
+    module.__getattr__ = complete
+    sys.modules["nbformat"] = module
 
 
 def _archive_util_on_demand() -> None:
