@@ -26,7 +26,7 @@ from autograder.notebook import NotebookError, read_notebook
 from autograder.results import SubmissionResult
 from autograder.sandbox.limits import Limits
 
-if TYPE_CHECKING:  # the gradebook imports nbgrader and SQLAlchemy: not before the workers have started
+if TYPE_CHECKING:  # the gradebook module is imported once the workers have started
     from autograder.gradebook import GradebookWriter
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -36,10 +36,10 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 BATCH_SIZE = 50
 BATCH_SECONDS = 0.5
 # Jobs a worker holds at most, running or finished and not yet recorded. So many are handed out before the
-# gradebook writer exists: enough to keep each worker busy while nbgrader's ORM and SQLAlchemy load and the
-# gradebook opens (0.4-0.6 s while the workers compete for the cores; a submission takes ~25 ms of a
-# worker's time then). The bound keeps memory flat when recording is the slower side (regrading with
-# --force reads each student's old rows).
+# gradebook writer exists: enough to keep each worker busy while the main process loads the rest of what it
+# needs and opens the gradebook (longest with another database than SQLite, when nbgrader's ORM and
+# SQLAlchemy load: 0.4-0.6 s while the workers compete for the cores). The bound keeps memory flat when
+# recording is the slower side (regrading with --force reads each student's old rows).
 IN_HAND_PER_WORKER = 32
 
 
@@ -412,7 +412,7 @@ def start_class(settings: Settings, assignment: str, sources: list[SourceNoteboo
 def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) -> Summary:
     """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end."""
     settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
-    gc.freeze()  # nbgrader, SQLAlchemy and the rest loaded so far stay: the collector need not walk them
+    gc.freeze()  # nbgrader and the rest loaded so far stay: the collector need not walk them
     run.checked.result()  # an error in the graders' points stops grading before anything is written
     task = progress.add_task(f"grading {assignment}", total=run.total) if progress else None
     pending = run.pending
@@ -592,6 +592,5 @@ def ensure_assignment(settings: Settings, writer: "GradebookWriter", assignment:
                      f"--CourseDirectory.release_directory={scratch}")
         except CourseError as exc:
             raise ClassError(str(exc).splitlines()[0]) from None
-    writer.gb.db.expire_all()
     if not writer.has_assignment(assignment):
         raise ClassError(f"nbgrader generate_assignment did not add {assignment!r} to the gradebook")

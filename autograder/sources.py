@@ -1,8 +1,8 @@
 """An assignment's source notebooks as the gradebook stores them: the cells `nbgrader autograde` restores
 (locked, deleted grade cells) and the points of each grade cell.
 
-Read with plain SQL over nbgrader's tables, so that the grade command can read them before nbgrader's ORM
-and SQLAlchemy have loaded (a quarter of a second) and have the first submissions running meanwhile. The
+Read with plain SQL over nbgrader's tables, so that the grade command can read them at once, without
+nbgrader's ORM and SQLAlchemy, and have the first submissions running while the rest of it loads. The
 queries take no parameters and the rows are filtered here, so they run as written on any DB-API
 connection: sqlite3 for the embedded gradebook, the driver under SQLAlchemy for the others. They return
 what nbgrader's relationships (`Notebook.source_cells`, `.grade_cells`, ...) return, in the same order:
@@ -56,7 +56,7 @@ def read_sources_early(db_url: str, assignment: str) -> list[SourceNotebook] | N
     when that cannot answer at once (another database, no gradebook yet, no such assignment, another
     program's lock, a schema it does not know): the caller then asks the gradebook writer, which waits for
     locks as long as the user said and reports such problems in its own words."""
-    path = _sqlite_path(db_url)
+    path = sqlite_path(db_url)
     if path is None:
         return None
     try:
@@ -72,7 +72,7 @@ def read_sources_early(db_url: str, assignment: str) -> list[SourceNotebook] | N
         connection.close()
 
 
-def _sqlite_path(db_url: str) -> str | None:
+def sqlite_path(db_url: str) -> str | None:
     """The file of a `sqlite:///path` URL (relative to the current folder, as SQLAlchemy takes it)."""
     if not db_url.startswith("sqlite:///"):
         return None

@@ -57,8 +57,8 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     try:
         settings = classgrade.load_settings(root)
         students = classgrade.students_to_grade(settings, args.assignment, args.student)
-        # From an SQLite gradebook the source notebooks are read without nbgrader's ORM, and the first
-        # submissions run while it and SQLAlchemy load (a quarter of a second); otherwise after.
+        # From an SQLite gradebook the source notebooks are read at once, and the first submissions run
+        # while the rest of this process loads; from another database, once nbgrader's ORM has opened it.
         sources = read_sources_early(settings.db_url, args.assignment)
         run = None
         if sources is not None:
@@ -73,7 +73,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from autograder.gradebook import GradebookError, GradebookWriter
 
     try:
-        writer = GradebookWriter(settings.db_url, settings.course_id, lock_seconds)
+        writer = GradebookWriter(settings.db_url, settings.course_id, lock_seconds, settings.coursedir.config)
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)
