@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +25,7 @@ from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, san
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
 from autograder.notebook import NotebookError, read_notebook
 from autograder.results import SubmissionResult
+from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
 
 if TYPE_CHECKING:  # the gradebook module is imported once the workers have started
@@ -266,9 +268,11 @@ def unreadable_outcome(prepared: Prepared, assignment: str, sources: list[Source
 _HIDE: list[str] = []
 
 
-def _init_worker(hide: list[str], parent: int, assignment: str | None) -> None:
-    """Start the worker's zygote at once and load the assignment's graders, while the main process still
-    reads the course; if either fails, the first job tries again and reports why."""
+def _init_worker(hide: list[str], parent: int, assignment: str | None, launched: list[Launched],
+                 tickets: int | None) -> None:
+    """Take over a zygote the main process started (by a ticket from the `tickets` pipe: one each) or
+    start one, and load the assignment's graders meanwhile; if either fails, the first job tries again
+    and reports why."""
     from autograder.engine import default_zygote
 
     if sys.platform == "linux":
@@ -282,10 +286,15 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None) -> None:
         if os.getppid() != parent:
             os._exit(0)
     _HIDE[:] = hide
-    try:
-        default_zygote(_HIDE)
-    except Exception:
-        pass
+    mine = None
+    if tickets is not None:
+        ticket = os.read(tickets, 1)  # a byte read from a pipe is no other worker's
+        os.close(tickets)
+        for index, zygote in enumerate(launched):
+            if ticket and index == ticket[0]:
+                mine = zygote
+            else:
+                zygote.close()  # another worker's: it must end with its owner, not live on through this one
     if assignment:
         from autograder.callplan import prepare
 
@@ -293,6 +302,10 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None) -> None:
             prepare(assignment)
         except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
             pass
+    try:
+        default_zygote(_HIDE, mine)
+    except Exception:
+        pass
     # What is loaded now (NumPy, the graders, their plans) lives as long as the worker: the collector's
     # full passes need not walk it again and again.
     gc.freeze()
@@ -302,15 +315,36 @@ def _ready() -> None:
     """A first job, so that the pool forks its workers now."""
 
 
-def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: str | None = None
-               ) -> ProcessPoolExecutor:
-    """The worker processes, started before the gradebook is opened: their zygotes start, and the
-    assignment's graders load, meanwhile."""
+def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: str | None = None,
+               launched: list[Launched] | tuple[Launched, ...] = ()) -> ProcessPoolExecutor:
+    """The worker processes, started before the gradebook is opened; the assignment's graders load in
+    each meanwhile. `launched`: zygotes already started, one for each of the first workers (any other
+    worker starts its own)."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
+    launched = list(launched) if context.get_start_method() == "fork" else []
+    tickets = None
+    if launched:
+        tickets, feed = os.pipe()
+        os.write(feed, bytes(range(min(len(launched), 256))))
+        os.close(feed)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide), os.getpid(), assignment))
-    pool.submit(_ready)
+                               initargs=(list(hide), os.getpid(), assignment, launched, tickets))
+    pool.submit(_ready)  # forks every worker now (the fork context starts them all at once)
+    if tickets is not None:
+        os.close(tickets)
+    for zygote in launched:
+        zygote.close()  # the workers hold theirs; this process only reaps them (`reap_launched`)
     return pool
+
+
+def reap_launched(launched: list[Launched] | tuple[Launched, ...], seconds: float = 10.0) -> None:
+    """Wait for the zygotes this process started for its workers (each ends with its worker)."""
+    for zygote in launched:
+        try:
+            zygote.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            zygote.process.kill()  # our own child, by its pid: never a group
+            zygote.process.wait()
 
 
 def _work(job: Job) -> Outcome:

@@ -23,6 +23,7 @@ from autograder.sandbox.client import (
     cell_request,
     modules_request,
 )
+from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
 
 
@@ -96,12 +97,15 @@ LIMIT_NOTES = {
 _zygote: Zygote | None = None
 
 
-def default_zygote(hide: list[str] | tuple[str, ...] = ()) -> Zygote:
-    """One zygote per process, started on first use (a Dask worker or a pool process alike)."""
+def default_zygote(hide: list[str] | tuple[str, ...] = (), launched: Launched | None = None) -> Zygote:
+    """One zygote per process, started on first use (a Dask worker or a pool process alike); `launched`:
+    one that another process started for this one already (see `autograder.sandbox.launch`)."""
     global _zygote
     if _zygote is None or not _zygote.alive():
-        _zygote = Zygote(hide=hide)
+        _zygote = Zygote(hide=hide, launched=launched)
         _zygote.start()
+    elif launched is not None:
+        launched.close()
     return _zygote
 
 

@@ -160,3 +160,36 @@ def test_a_job_and_its_outcome_travel_as_json(zygote):
     outcome = Outcome.from_dict(json.loads(json.dumps(grade_submission(job, zygote).to_dict())))
     assert [(c.grade_id, c.score) for c in outcome.result.cells] == [("test_sigmoid", 7.0)]
     assert len(outcome.outputs["nb"]) == 3 and outcome.outputs["nb"][1][-1]["data"]["text/plain"] == "7.0"
+
+
+def test_a_zygote_started_by_one_process_serves_another_and_ends_with_it():
+    """As the grade command does: it starts the zygotes first, and each forked worker takes one over."""
+    import os
+
+    from autograder.sandbox.launch import launch, requested_level
+
+    launched = launch(requested_level(), [])
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: greets the zygote, checks it lives (it is not this process's child), uses it
+        code = 1
+        try:
+            os.close(read)
+            with Zygote(launched=launched) as z:
+                sandbox = z.spawn(Limits())
+                try:
+                    reply = sandbox.run_cell("6 * 7", 10)
+                finally:
+                    sandbox.close()
+                os.write(write, f"{z.alive()} {z.process.pid} {reply['result']}".encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    launched.close()  # the starter keeps only the process, to reap it
+    _, status = os.waitpid(pid, 0)
+    report = os.read(read, 200).decode()
+    os.close(read)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert report == f"True {launched.process.pid} 42"  # the launched zygote, not one of its own
+    assert launched.process.wait(timeout=10) is not None  # gone with its owner, though started here

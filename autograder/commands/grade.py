@@ -29,19 +29,26 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from autograder import classgrade
+    import autograder
+    from autograder.sandbox.launch import launch, requested_level
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
     root = Path.cwd()
-    hide = [str(root), str(Path(classgrade.__file__).resolve().parent), str(Path.home())]
-    # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and start their
-    # zygotes while this one does (half of the command's start-up otherwise).
-    pool = classgrade.start_pool(args.jobs, hide, args.assignment)
+    hide = [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
+    # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
+    # would have nothing to do); each worker takes one over.
+    launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
+    from autograder import classgrade
+
+    # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and load the
+    # graders while this one does.
+    pool = classgrade.start_pool(args.jobs, hide, args.assignment, launched)
     try:
         return _grade(args, root, hide, pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # grade_class has shut it down unless it failed first
+        classgrade.reap_launched(launched)
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:

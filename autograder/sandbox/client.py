@@ -13,7 +13,6 @@ import select
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ import numpy as np
 
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import isolation, wire
+from autograder.sandbox.launch import Launched, launch, requested_level
 from autograder.sandbox.limits import Limits
 from autograder.student import StudentError
 
@@ -74,10 +74,14 @@ class ZygoteInfo:
 class Zygote:
     """A fork server for sandboxed submissions (see `autograder.sandbox.zygote`)."""
 
-    def __init__(self, level: str = "auto", hide: list[str] | tuple[str, ...] = ()) -> None:
-        self.requested = os.environ.get("AUTOGRADER_SANDBOX", level)
+    def __init__(self, level: str = "auto", hide: list[str] | tuple[str, ...] = (),
+                 launched: Launched | None = None) -> None:
+        """`launched`: this zygote, started already by another process (see `launch`), to take over."""
+        self.requested = requested_level(level)
         self.hide = [str(p) for p in hide]
+        self._launched = launched
         self.process: subprocess.Popen | None = None
+        self.pidfd: int | None = None
         self.control: socket.socket | None = None
         self.info: ZygoteInfo | None = None
         self.warmed: set[tuple] = set()
@@ -102,18 +106,15 @@ class Zygote:
         raise SandboxError("unreachable")
 
     def _launch(self, level: str) -> dict[str, Any]:
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        config = json.dumps({"fd": child.fileno(), "level": level, "hide": self.hide})
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "OPENBLAS_NUM_THREADS": "1"}
-        # -I: no current directory, user site or PYTHON* variables on the zygote's path.
-        self.process = subprocess.Popen([sys.executable, "-I", "-m", "autograder.sandbox.zygote", config],
-                                        pass_fds=[child.fileno()], env=env, cwd="/",
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-        child.close()
-        self.control = parent
-        parent.settimeout(60)
+        launched, self._launched = self._launched, None
+        if launched is None or launched.level != level or launched.hide != self.hide:
+            if launched is not None:
+                launched.close()
+            launched = launch(level, self.hide)
+        self.process, self.control, self.pidfd = launched.process, launched.control, launched.pidfd
+        self.control.settimeout(60)
         try:
-            data = parent.recv(1 << 16)
+            data = self.control.recv(1 << 16)
         except (TimeoutError, OSError) as exc:
             return {"error": f"no answer from the zygote ({exc})"}
         if not data:
@@ -121,7 +122,11 @@ class Zygote:
         return json.loads(data)
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        if self.process is None:
+            return False
+        if self.pidfd is not None:  # also when another process started it (and is the one to reap it)
+            return not select.select([self.pidfd], [], [], 0)[0]
+        return self.process.poll() is None
 
     def spawn(self, limits: Limits, warm: dict[str, Any] | None = None) -> "Sandbox":
         """A sandboxed process. The next one is asked for at once, so that setting it up (namespaces,
@@ -242,11 +247,14 @@ class Zygote:
             self.control = None
         if self.process is not None:
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=10)  # at once when another process started it: that one reaps it
             except subprocess.TimeoutExpired:
                 self.process.kill()  # our own child, by its pid: never a group
                 self.process.wait()
             self.process = None
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
 
     def __enter__(self) -> "Zygote":
         if self.info is None:
