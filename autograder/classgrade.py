@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -333,18 +332,8 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
     if tickets is not None:
         os.close(tickets)
     for zygote in launched:
-        zygote.close()  # the workers hold theirs; this process only reaps them (`reap_launched`)
+        zygote.close()  # the workers hold theirs; this process only reaps them (`launch.reap`)
     return pool
-
-
-def reap_launched(launched: list[Launched] | tuple[Launched, ...], seconds: float = 10.0) -> None:
-    """Wait for the zygotes this process started for its workers (each ends with its worker)."""
-    for zygote in launched:
-        try:
-            zygote.process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            zygote.process.kill()  # our own child, by its pid: never a group
-            zygote.process.wait()
 
 
 def _work(job: Job) -> Outcome:

@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     import autograder
-    from autograder.sandbox.launch import launch, requested_level
+    from autograder.sandbox.launch import launch, reap, requested_level
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
@@ -48,7 +48,8 @@ def run(args) -> int:
         return _grade(args, root, hide, pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # grade_class has shut it down unless it failed first
-        classgrade.reap_launched(launched)
+        for zygote in launched:  # each ended with its worker
+            reap(zygote.process)
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import isolation, wire
-from autograder.sandbox.launch import Launched, launch, requested_level
+from autograder.sandbox.launch import Launched, launch, reap, requested_level
 from autograder.sandbox.limits import Limits
 from autograder.student import StudentError
 
@@ -246,11 +246,7 @@ class Zygote:
             self.control.close()
             self.control = None
         if self.process is not None:
-            try:
-                self.process.wait(timeout=10)  # at once when another process started it: that one reaps it
-            except subprocess.TimeoutExpired:
-                self.process.kill()  # our own child, by its pid: never a group
-                self.process.wait()
+            reap(self.process)
             self.process = None
         if self.pidfd is not None:
             os.close(self.pidfd)

@@ -34,6 +34,15 @@ class Launched:
             self.pidfd = None
 
 
+def reap(process: subprocess.Popen, seconds: float = 10.0) -> None:
+    """Wait for a zygote process to end (at once when this process did not start it: its starter reaps it)."""
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()  # our own child, by its pid: never a group
+        process.wait()
+
+
 def requested_level(level: str = "auto") -> str:
     return os.environ.get("AUTOGRADER_SANDBOX", level)
 
