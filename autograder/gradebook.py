@@ -279,6 +279,7 @@ class _Database:
 
     def __init__(self, connection: Any, sqlite: bool, errors: tuple[type[BaseException], ...],
                  closing: Any = None) -> None:
+        """`closing`: what else to close after the connection (SQLAlchemy's engine, when it opened it)."""
         self.connection, self.sqlite, self.errors = connection, sqlite, errors
         self._closing = closing
         self._sql: dict[str, str] = {}
@@ -308,11 +309,7 @@ class _Database:
         if dialect.name == "sqlite":
             connection.cursor().execute(f"PRAGMA busy_timeout = {int(lock_seconds * 1000)}")
 
-        def closing() -> None:
-            connection.close()
-            gb.engine.dispose()
-
-        return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), closing)
+        return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), gb.engine.dispose)
 
     def close(self) -> None:
         self.connection.close()
