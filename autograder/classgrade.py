@@ -320,14 +320,15 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
     each meanwhile. `launched`: zygotes already started, one for each of the first workers (any other
     worker starts its own)."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
-    launched = list(launched) if context.get_start_method() == "fork" else []
+    # Only forked workers inherit them; spawned ones start their own, and these end unused.
+    handed = list(launched) if context.get_start_method() == "fork" else []
     tickets = None
-    if launched:
+    if handed:
         tickets, feed = os.pipe()
-        os.write(feed, bytes(range(min(len(launched), 256))))
+        os.write(feed, bytes(range(min(len(handed), 256))))
         os.close(feed)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide), os.getpid(), assignment, launched, tickets))
+                               initargs=(list(hide), os.getpid(), assignment, handed, tickets))
     pool.submit(_ready)  # forks every worker now (the fork context starts them all at once)
     if tickets is not None:
         os.close(tickets)
