@@ -78,6 +78,8 @@ def sanitise(submitted: dict[str, Any], source: SourceNotebook, add_missing: boo
     for cell in reversed(nb["cells"]):  # DeduplicateIds
         if is_grade(cell) or is_solution(cell) or is_locked(cell):
             gid = cell["metadata"]["nbgrader"].get("grade_id")
+            if not isinstance(gid, str):
+                continue  # not an id the gradebook can know: `_overwrite` makes it a plain cell
             if gid in seen:
                 cell["metadata"]["nbgrader"] = {}
             else:
@@ -90,12 +92,16 @@ def sanitise(submitted: dict[str, Any], source: SourceNotebook, add_missing: boo
 
 
 def _overwrite(cell: Any, source: SourceNotebook) -> None:
+    """OverwriteCells, with every nbgrader claim the gradebook can answer taken from the gradebook: whether
+    the cell is graded, a solution, locked, its points. A cell whose id the gradebook does not know, or
+    whose metadata is not nbgrader's shape, is a plain cell (nbgrader drops an unknown id, then fails on a
+    grade cell without one: a student's edited metadata costs at most that cell, never the notebook)."""
     meta = cell.get("metadata", {}).get("nbgrader")
-    if not isinstance(meta, dict) or meta.get("grade_id") is None:
+    if meta is None:
         return
-    original = source.cell(meta["grade_id"])
+    original = source.cell(meta.get("grade_id")) if isinstance(meta.get("grade_id"), str) else None
     if original is None:
-        del meta["grade_id"]
+        cell["metadata"]["nbgrader"] = {}
         return
     if cell["cell_type"] != original.cell_type:
         cell["cell_type"] = original.cell_type
@@ -104,10 +110,15 @@ def _overwrite(cell: Any, source: SourceNotebook) -> None:
         else:
             cell.pop("outputs", None)
             cell.pop("execution_count", None)
+    name = original.name
+    for flag, value in (("grade", name in source.grade_cells), ("solution", name in source.solution_cells),
+                        ("task", name in source.task_cells)):
+        if bool(meta.get(flag, False)) != value:
+            meta[flag] = value
     if is_locked(cell) != original.locked:
         meta["locked"] = original.locked
-    if is_grade(cell) and original.name in source.grade_cells:
-        meta["points"] = source.grade_cells[original.name]
+    if name in source.grade_cells:
+        meta["points"] = source.grade_cells[name]
     meta["checksum"] = original.checksum
     if original.locked and checksum(cell) != original.checksum:
         cell["source"] = original.source

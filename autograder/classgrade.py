@@ -7,8 +7,8 @@ Memory stays flat in the class size: at most a few dozen jobs are in flight, and
 import gc
 import json
 import os
+import re
 import shutil
-import stat
 import sys
 import tempfile
 import time
@@ -22,10 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
-from autograder.notebook import NotebookError, read_notebook
+from autograder.notebook import NotebookError
 from autograder.results import SubmissionResult
 from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
+from autograder.submitted import (
+    MAX_TIMESTAMP_BYTES,
+    TIMESTAMP_FILE,
+    folder_problem,
+    list_files,
+    read_bytes,
+    read_timestamp,
+)
 
 if TYPE_CHECKING:  # the gradebook module is imported once the workers have started
     from autograder.gradebook import GradebookWriter
@@ -153,26 +161,57 @@ def instructor_imports(code: dict[str, list[str]], modules: dict[str, str]) -> l
     return [name for name in found if name.split(".")[0] not in (*modules, "autograder")]
 
 
-def read_fast(path: Path) -> dict[str, Any]:
-    """A v4 notebook as plain dicts, without nbformat's schema validation (milliseconds a notebook); what
-    grading needs is checked: cells with a type, a source and, where nbgrader put it, a metadata dict."""
+def read_fast(data: bytes, name: str) -> dict[str, Any]:
+    """A notebook's bytes as plain dicts, without nbformat's schema validation (milliseconds a notebook);
+    what grading needs is checked: cells with a type, a source and, where nbgrader put it, a metadata dict.
+    `name` is the file's name, for messages."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
         nb = json.loads(text)
         if not (isinstance(nb, dict) and nb.get("nbformat") == 4 and _as_nbformat_reads(nb)):
             nb = None
     except Exception:  # nbformat reads it again, for its own message
         nb = None
     if nb is None:
-        nb = _read_nbformat(path)
+        nb = _read_nbformat(data, name)
+    elif "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        _replace_lone_surrogates(nb)
     if not isinstance(nb.get("cells"), list) or not all(
             isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")
             and isinstance(c.get("source"), str) and isinstance(c.get("metadata", {}), dict)
-            and isinstance(c.get("metadata", {}).get("nbgrader", {}), dict) for c in nb["cells"]):
-        raise NotebookError(f"{path.name}: not a readable notebook (malformed cells)")
+            for c in nb["cells"]):
+        raise NotebookError(f"{name}: not a readable notebook (malformed cells)")
     for cell in nb["cells"]:
-        cell.setdefault("metadata", {})
+        metadata = cell.setdefault("metadata", {})
+        if "nbgrader" in metadata and not isinstance(metadata["nbgrader"], dict):
+            del metadata["nbgrader"]  # not nbgrader's: the cell is a plain cell, as `sanitise` treats unknown ids
     return nb
+
+
+# JSON text can name a lone UTF-16 surrogate (`"\ud800"`), which Python reads into a str that no UTF-8
+# writer (the autograded notebook, the gradebook, a terminal) accepts. Only notebooks that name a surrogate
+# at all are walked; in them, only strings that UTF-8 cannot encode change.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    """Every string in the notebook with its lone surrogates replaced by U+FFFD, in place."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            value[index] = _replace_lone_surrogates(item)
+    elif isinstance(value, dict):
+        for key in list(value):
+            fixed = _replace_lone_surrogates(key)
+            if fixed is not key:
+                value[fixed] = value.pop(key)
+            value[fixed] = _replace_lone_surrogates(value[fixed])
+    return value
 
 
 def _as_nbformat_reads(nb: dict[str, Any]) -> bool:
@@ -196,17 +235,23 @@ def _as_nbformat_reads(nb: dict[str, Any]) -> bool:
     return True
 
 
-def _read_nbformat(path: Path) -> dict[str, Any]:
-    """nbformat's reading, for what the fast path does not take: other versions, odd JSON, errors."""
-    from nbformat.reader import reads
+def _read_nbformat(data: bytes, name: str) -> dict[str, Any]:
+    """nbformat's reading, for what the fast path does not take: other versions (converted to v4, as
+    nbgrader converts them), odd JSON, errors."""
+    import nbformat
 
     try:
-        nb = reads(path.read_text(encoding="utf-8"))
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"{name}: not a readable notebook (not UTF-8 text: byte {exc.start})") from None
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        nb = _replace_lone_surrogates(json.loads(json.dumps(nb)))  # plain dicts, as the fast path gives
     except Exception as exc:  # JSON errors, encodings, unknown versions: all mean "unreadable"
-        raise NotebookError(f"{path.name}: not a readable notebook ({type(exc).__name__}: "
+        raise NotebookError(f"{name}: not a readable notebook ({type(exc).__name__}: "
                             f"{' '.join(str(exc).split())[:160]})") from None
-    if nb.get("nbformat") != 4:
-        nb = read_notebook(path)  # another version: nbformat converts it
+    if not _as_nbformat_reads(nb):
+        raise NotebookError(f"{name}: not a readable notebook (malformed cells)")
     return nb
 
 
@@ -219,37 +264,41 @@ class Prepared:
     notebooks: dict[str, dict[str, Any]] = field(default_factory=dict)
     timestamp: str | None = None
     unreadable: str | None = None
+    files: list[tuple[Path, int]] = field(default_factory=list)  # the student's other files, copied as listed
+    ignored: list[str] = field(default_factory=list)  # what in the folder was left out or not used, and why
 
 
 def prepare(settings: Settings, sources: list[SourceNotebook], modules: dict[str, str], assignment: str,
             student: str, preload: list[str] = ()) -> Prepared:
     folder = settings.path("submitted", student, assignment)
-    stamp = settings.coursedir.get_existing_timestamp(str(folder))
-    timestamp = stamp.isoformat() if stamp else None
-    notebooks, jobs = {}, []
+    stamp = read_timestamp(folder)
+    listing = list_files(folder, list(settings.coursedir.ignore) + ["*.ipynb"])
+    if stamp.found and not stamp.problem:  # an unusable one is not copied: the autograded folder has none
+        listing.files.append((Path(TIMESTAMP_FILE), MAX_TIMESTAMP_BYTES))
+    prepared = Prepared(student, None, timestamp=stamp.time.isoformat() if stamp.time else None,
+                        files=listing.files, ignored=[stamp.problem] * bool(stamp.problem) + listing.left_out)
+    jobs = []
     for source in sources:
         path = folder / f"{source.name}.ipynb"
         try:
-            info = os.lstat(path)  # one system call for: there, a regular file, not a link, its size
+            os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):  # what Path.exists() calls missing
             cells = [CellJob("test", "", gid, points) for gid, points in source.grade_cells.items()]
             jobs.append(NotebookJob(source.name, cells, missing=True))
             continue
         try:
-            if not stat.S_ISREG(info.st_mode):
-                raise NotebookError(f"{path}: not a regular file (a link is not followed)")
-            if info.st_size > MAX_NOTEBOOK_BYTES:
-                raise NotebookError(f"{path}: larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
-            submitted = read_fast(path)
+            submitted = read_fast(read_bytes(path, MAX_NOTEBOOK_BYTES), path.name)
             assembled = sanitise(submitted, source, settings.add_missing, copy=False)
-            notebooks[source.name] = assembled
+            prepared.notebooks[source.name] = assembled
             jobs.append(notebook_job(source.name, assembled, source))
         except AssemblyError:
             raise
-        except (NotebookError, Exception) as exc:  # a broken file or odd metadata: this student's problem
-            return Prepared(student, None, timestamp=timestamp, unreadable=str(exc)[:300])
-    job = Job(student, assignment, jobs, modules, settings.limits, settings.ignore_pattern, list(preload))
-    return Prepared(student, job, notebooks, timestamp)
+        except Exception as exc:  # a broken file or odd metadata: this student's problem
+            prepared.notebooks = {}
+            prepared.unreadable = str(exc)[:300]
+            return prepared
+    prepared.job = Job(student, assignment, jobs, modules, settings.limits, settings.ignore_pattern, list(preload))
+    return prepared
 
 
 def unreadable_outcome(prepared: Prepared, assignment: str, sources: list[SourceNotebook]) -> Outcome:
@@ -348,6 +397,7 @@ class Summary:
     graded: int = 0
     unreadable: int = 0
     skipped: int = 0
+    refused: int = 0  # folders that are not a student's own (a link, not a plain id): never read
     errors: int = 0  # not graded because of a fault in the grader itself (left as they were)
     limits: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
@@ -357,14 +407,19 @@ class Summary:
 
 
 def students_to_grade(settings: Settings, assignment: str, students: list[str] | None) -> list[str]:
-    submitted = Path(settings.coursedir.format_path(settings.coursedir.submitted_directory, ".", "."))
+    """The students named, or every entry of `submitted/` with something at `<entry>/<assignment>`: whether
+    it may be graded (a plain id, real folders) is `start_class`'s to say, for each one."""
     if students:
         return list(dict.fromkeys(students))
+    submitted = settings.path("submitted", ".", ".")
     found = []
     if submitted.is_dir():
         for entry in sorted(os.listdir(submitted)):
-            if (submitted / entry / assignment).is_dir():
-                found.append(entry)
+            try:
+                os.lstat(submitted / entry / assignment)
+            except OSError:
+                continue
+            found.append(entry)
     return found
 
 
@@ -373,8 +428,8 @@ def already_graded(settings: Settings, sources: list[SourceNotebook], assignment
     dest = settings.path("autograded", student, assignment)
     if not all((dest / f"{s.name}.ipynb").exists() for s in sources):
         return False
-    new = settings.coursedir.get_existing_timestamp(str(settings.path("submitted", student, assignment)))
-    old = settings.coursedir.get_existing_timestamp(str(dest))
+    new = read_timestamp(settings.path("submitted", student, assignment)).time
+    old = read_timestamp(dest).time
     return not (new is not None and old is not None and new > old)
 
 
@@ -420,8 +475,13 @@ def start_class(settings: Settings, assignment: str, sources: list[SourceNoteboo
     run = ClassRun(settings, assignment, sources, jobs, list(hide), pool, pool.submit(check_graders, sources))
     run.modules, run.preload = instructor_files(settings, sources, assignment)
     todo = []
+    submitted = settings.path("submitted", ".", ".")
     for student in students:
-        if not force and already_graded(settings, sources, assignment, student):
+        refused = folder_problem(submitted, student, assignment)
+        if refused:
+            run.summary.refused += 1
+            run.summary.problems.append(f"not graded: {refused}")
+        elif not force and already_graded(settings, sources, assignment, student):
             run.summary.skipped += 1
         elif not settings.path("submitted", student, assignment).is_dir():
             run.summary.problems.append(f"{student}: no submission in "
@@ -552,6 +612,7 @@ def _apply(settings: Settings, writer: "GradebookWriter", assignment: str, sourc
     from autograder.gradebook import stage_autograded, with_outputs
 
     result = outcome.result
+    result.ignored = list(prepared.ignored)
     executed = {name: with_outputs(nb, outcome.outputs.get(name, [])) for name, nb in prepared.notebooks.items()}
     if prepared.student in batch.students:  # one student's rows (queried by id) are never staged twice
         batch.commit()
@@ -560,7 +621,8 @@ def _apply(settings: Settings, writer: "GradebookWriter", assignment: str, sourc
         dest = settings.path("autograded", prepared.student, assignment)
         staged = stage_autograded(dest, settings.path("submitted", prepared.student, assignment),
                                   settings.path("source", ".", assignment), list(settings.coursedir.ignore),
-                                  settings.exclude_overwriting.get(assignment, []), executed, outcome)
+                                  settings.exclude_overwriting.get(assignment, []), prepared.files, executed,
+                                  outcome)
     except BaseException:
         batch.discard()  # the writer rolled back the whole open transaction: the batch's folders go too
         raise
@@ -573,6 +635,8 @@ def _apply(settings: Settings, writer: "GradebookWriter", assignment: str, sourc
         if result.limits_hit:
             summary.problems.append(f"{result.student}: limits hit ({', '.join(result.limits_hit)}): "
                                     f"{result.message[:200]}")
+    if result.ignored:
+        summary.problems.append(f"{result.student}: left out of the submission: {'; '.join(result.ignored)[:300]}")
     summary.limits.update(result.limits_hit)
     if outcome.sandbox_level:
         summary.sandbox_level = outcome.sandbox_level

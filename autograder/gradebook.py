@@ -35,6 +35,7 @@ from autograder.engine import Outcome
 from autograder.notebook import checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
 from autograder.sources import read_sources, sqlite_path
+from autograder.submitted import UnsafeFile, copy_file, shown
 
 
 class GradebookError(Exception):
@@ -459,46 +460,63 @@ def _walk(folder: Path, rel: Path, ignore: list[str], found: list[Path]) -> None
             found.append(rel / entry.name)
 
 
-def write_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
-                     notebooks: dict[str, dict[str, Any]], outcome: Outcome) -> None:
-    """Replace `dest` (autograded/<student>/<assignment>) in one rename: the student's other files, the
-    instructor's files over them (as nbgrader does), the executed notebooks and the result record."""
-    swap_in(stage_autograded(dest, submitted, source, ignore, keep_student, notebooks, outcome), dest)
-
-
 def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
-                     notebooks: dict[str, dict[str, Any]], outcome: Outcome) -> Path:
+                     student_files: list[tuple[Path, int]], notebooks: dict[str, dict[str, Any]],
+                     outcome: Outcome) -> Path:
     """Build what `dest` will hold in a hidden folder beside it (same file system, so `swap_in` is a
-    rename) and return that folder; `dest` itself is not touched."""
+    rename) and return that folder; `dest` itself is not touched. What the grader writes comes first (the
+    instructor's files, as nbgrader puts them over the student's, the executed notebooks, the result
+    record), then the student's files as `submitted.list_files` listed them: one that would take the place
+    of a file or folder the grader wrote is left out, and said so in the result."""
+    if dest.parent.is_symlink():
+        raise OSError(f"{dest.parent} is a link: not written through")
     dest.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
     try:
-        instructor = [(rel, data) for rel, data in _instructor_files(source, ignore) if str(rel) not in keep_student]
-        replaced = {rel for rel, _ in instructor}
         made: set[Path] = {Path()}
-        for rel in regular_files(submitted, ignore + ["*.ipynb"]) if submitted.is_dir() else []:
-            if rel not in replaced:  # else the instructor's copy, written next, is what stays
-                _make_parent(build, rel, made)
-                shutil.copyfile(submitted / rel, build / rel)
+        written: set[Path] = {Path(RESULT_FILE)}
+        instructor = [(rel, data) for rel, data in _instructor_files(source, ignore) if str(rel) not in keep_student]
         for rel, data in instructor:
             _make_parent(build, rel, made)
             if data is None:
                 shutil.copyfile(source / rel, build / rel)
             else:
                 (build / rel).write_bytes(data)
+            written.add(rel)
         for name, nb in notebooks.items():
             # The cells came from a read notebook and plain outputs: nbformat's schema check (milliseconds
             # each) is skipped; the JSON is written as nbformat writes it.
-            # No indentation: the C encoder is ten times faster, and every notebook reader takes it.
-            (build / f"{name}.ipynb").write_text(json.dumps(nb, sort_keys=True, ensure_ascii=False),
-                                                 encoding="utf-8")
+            (build / f"{name}.ipynb").write_bytes(_notebook_json(nb))
+            written.add(Path(f"{name}.ipynb"))
+        result = outcome.result
+        for rel, size in student_files:
+            if rel in written and str(rel) not in keep_student:
+                continue  # the instructor's copy stays, as in nbgrader
+            if rel in written or rel in made or any(parent in written for parent in rel.parents):
+                result.ignored.append(f"{shown(str(rel))}: has the name of a file the grader writes: not copied")
+                continue
+            try:
+                _make_parent(build, rel, made)
+                copy_file(submitted / rel, build / rel, size)
+            except (UnsafeFile, OSError) as exc:
+                result.ignored.append(f"{shown(str(rel))}: not copied ({exc})")
         # What SubmissionResult.save writes, without dataclasses.asdict's deep copies (milliseconds each).
-        (build / RESULT_FILE).write_text(json.dumps(outcome.result, default=_fields))
+        (build / RESULT_FILE).write_text(json.dumps(result, default=_fields))
         os.chmod(build, 0o755)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
     return build
+
+
+def _notebook_json(nb: dict[str, Any]) -> bytes:
+    """The notebook as nbformat writes it (no indentation: the C encoder is ten times faster, and every
+    notebook reader takes it). Text the student's process printed can hold lone surrogates, which UTF-8
+    cannot carry: such a notebook is written with escapes, as JSON allows."""
+    try:
+        return json.dumps(nb, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(nb, sort_keys=True).encode("ascii")
 
 
 def _make_parent(build: Path, rel: Path, made: set[Path]) -> None:

@@ -42,6 +42,7 @@ class SubmissionResult:
     limits_hit: list[str] = field(default_factory=list)  # "time", "memory", "output", "processes", "crash"
     seconds: float = 0.0
     cells: list[CellResult] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # what in the submission folder was left out, and why
 
     @property
     def score(self) -> float:
@@ -62,7 +63,8 @@ class SubmissionResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SubmissionResult":
-        return cls(**{**data, "cells": [CellResult.from_dict(c) for c in data["cells"]]})
+        return cls(**{**data, "cells": [CellResult.from_dict(c) for c in data["cells"]],
+                      "ignored": list(data.get("ignored", []))})
 
     def save(self, folder: Path) -> Path:
         path = folder / RESULT_FILE

@@ -31,9 +31,13 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import autograder
     from autograder.sandbox.launch import launch, reap, requested_level
+    from autograder.submitted import ID_RULE, shown, valid_student_id
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
+    for student in args.student or []:
+        if not valid_student_id(student):
+            raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
     root = Path.cwd()
     hide = [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
@@ -165,7 +169,9 @@ def print_summary(summary, assignment: str, err) -> None:
     limits = ", ".join(f"{k} {v}" for k, v in sorted(summary.limits.items())) or "none"
     errors = f", NOT GRADED {summary.errors} (internal errors)" if summary.errors else ""
     print(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
-          f"skipped {summary.skipped} (already graded), limits hit: {limits}; "
+          f"skipped {summary.skipped} (already graded), "
+          + (f"refused {summary.refused} (not a student's own folder), " if summary.refused else "")
+          + f"limits hit: {limits}; "
           f"{summary.seconds:.1f} s{each}")
     for line in summary.problems[:30]:
         print(f"  {line}")

@@ -1,0 +1,207 @@
+"""Reading what a student submitted, as data: a submission folder is hostile input.
+
+Every read here is bounded in size, never follows a link, never opens a special file (a FIFO would
+block, `/dev/zero` would never end) and never recurses without a bound; whatever a folder holds ends as
+data or as a one-line reason that concerns that student alone.
+"""
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime
+from fnmatch import fnmatch
+from pathlib import Path
+
+# nbgrader's exchange joins `student+assignment+timestamp` in one name and keys folders by id, so an id is
+# a plain name: a word character first (so never `.`, `..`, `-x`, `=x` or `@x`), then word characters,
+# `.`, `-` or `@` (an email-like JupyterHub name), at most 100 in all. Word characters are Unicode letters
+# and digits: no separator, control, formatting (bidi) or surrogate character can be in an id.
+STUDENT_ID = re.compile(r"\w[\w.@-]{0,99}")
+ID_RULE = "letters, digits, '_', '.', '-' and '@', a letter or digit first, at most 100"
+TIMESTAMP_FILE = "timestamp.txt"
+MAX_TIMESTAMP_BYTES = 256
+# A timestamp outside these years is a typing or a hostile value, not a submission time; it would also
+# overflow date arithmetic near the ends of the calendar.
+TIMESTAMP_YEARS = (1970, 2200)
+
+
+class UnsafeFile(Exception):
+    """A file that is not read: a link, a special file, too large, gone; the message says which."""
+
+
+def valid_student_id(text: str) -> bool:
+    return STUDENT_ID.fullmatch(text) is not None
+
+
+def shown(text: str) -> str:
+    """A name as it may be written in a message: unprintable characters as escapes, quoted."""
+    return ascii(text) if not text.isprintable() else repr(text)
+
+
+def read_bytes(path: Path, limit: int) -> bytes:
+    """The content of a regular file of at most `limit` bytes, opened without following a link and without
+    blocking on a FIFO or device (which are refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(f"{path.name}: a link (not followed)") from None
+        raise UnsafeFile(f"{path.name}: cannot be opened ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(f"{path.name}: not a regular file")
+        if info.st_size > limit:
+            raise UnsafeFile(f"{path.name}: larger than {_size(limit)}")
+        chunks, size = [], 0
+        while size <= limit:  # the size said by fstat is not trusted: the file may be growing
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise UnsafeFile(f"{path.name}: larger than {_size(limit)}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit} bytes"
+
+
+@dataclass
+class Timestamp:
+    """A submission's `timestamp.txt`: its time (None when there is none or it was not usable) and, when it
+    was not usable, why."""
+
+    time: datetime | None = None
+    problem: str | None = None
+    found: bool = True  # there is a timestamp.txt (an empty one means none, as in nbgrader)
+
+
+def read_timestamp(folder: Path) -> Timestamp:
+    """nbgrader's reading of `timestamp.txt` (`CourseDirectory.get_existing_timestamp`: stripped, empty
+    means none, `parse_utc`), bounded; a file that is not a usable date is reported instead of raising."""
+    from nbgrader.utils import parse_utc
+
+    path = folder / TIMESTAMP_FILE
+    try:
+        os.lstat(path)
+    except OSError:
+        return Timestamp(found=False)
+    try:
+        text = read_bytes(path, MAX_TIMESTAMP_BYTES).decode("utf-8").strip()
+    except UnsafeFile as exc:
+        return Timestamp(problem=f"{exc}; graded without a submission time")
+    except UnicodeDecodeError:
+        return Timestamp(problem=f"{TIMESTAMP_FILE}: not UTF-8 text; graded without a submission time")
+    if not text:
+        return Timestamp()
+    try:
+        time = parse_utc(text)
+        if not TIMESTAMP_YEARS[0] <= time.year <= TIMESTAMP_YEARS[1]:
+            raise ValueError("out of range")
+    except Exception:  # dateutil raises ValueError, OverflowError, TypeError... for what it cannot read
+        return Timestamp(problem=f"{TIMESTAMP_FILE}: {shown(text[:40])} is not a date between "
+                                 f"{TIMESTAMP_YEARS[0]} and {TIMESTAMP_YEARS[1]}; graded without a submission time")
+    return Timestamp(time)
+
+
+@dataclass(frozen=True)
+class FolderBounds:
+    """What is copied from a submission folder into its autograded folder; the rest is left out, said so."""
+
+    depth: int = 8
+    files: int = 200
+    file_bytes: int = 20 * 2**20
+    total_bytes: int = 50 * 2**20
+
+
+@dataclass
+class FolderListing:
+    files: list[tuple[Path, int]] = field(default_factory=list)  # relative path, size
+    left_out: list[str] = field(default_factory=list)  # one line each
+
+
+def list_files(folder: Path, ignore: list[str], bounds: FolderBounds = FolderBounds()) -> FolderListing:
+    """The regular files under `folder` (relative paths), breadth first, skipping ignored names and the
+    top-level `timestamp.txt` (`read_timestamp` reads it); links, special files, names that are not text,
+    and whatever is past the bounds are left out with a reason."""
+    listing = FolderListing()
+    total = 0
+    queue = [(Path(), 0)]
+    while queue:
+        rel, depth = queue.pop(0)
+        try:
+            with os.scandir(folder / rel) as entries:
+                listed = sorted(entries, key=lambda e: e.name)
+        except OSError as exc:
+            listing.left_out.append(f"{shown(str(rel))}: not read ({exc.strerror})")
+            continue
+        for entry in listed:
+            name = entry.name
+            if any(fnmatch(name, pattern) for pattern in ignore) or (depth == 0 and name == TIMESTAMP_FILE):
+                continue
+            path = rel / name
+            if not _text_name(name):
+                listing.left_out.append(f"{shown(str(path))}: a name that is not text")
+            elif entry.is_dir(follow_symlinks=False):
+                if depth + 1 >= bounds.depth:
+                    listing.left_out.append(f"{shown(str(path) + '/')}: nested deeper than {bounds.depth} folders")
+                else:
+                    queue.append((path, depth + 1))
+            elif not entry.is_file(follow_symlinks=False):
+                kind = "a link" if entry.is_symlink() else "not a regular file"
+                listing.left_out.append(f"{shown(str(path))}: {kind}")
+            else:
+                try:
+                    size = entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+                if size > bounds.file_bytes:
+                    listing.left_out.append(f"{shown(str(path))}: larger than {_size(bounds.file_bytes)}")
+                elif len(listing.files) >= bounds.files:
+                    listing.left_out.append(f"{shown(str(path))}: more than {bounds.files} files")
+                elif total + size > bounds.total_bytes:
+                    listing.left_out.append(f"{shown(str(path))}: past {_size(bounds.total_bytes)} in all")
+                else:
+                    listing.files.append((path, size))
+                    total += size
+    return listing
+
+
+def _text_name(name: str) -> bool:
+    """A file name that is valid UTF-8 text without control characters (os.scandir gives undecodable bytes
+    as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return name.isprintable()
+
+
+def copy_file(source: Path, dest: Path, limit: int) -> None:
+    """Copy one listed file, read as `read_bytes` reads (the listing's size is not trusted)."""
+    dest.write_bytes(read_bytes(source, limit))
+
+
+def folder_problem(submitted_root: Path, student: str, assignment: str) -> str | None:
+    """Why `submitted/<student>/<assignment>` must not be graded, or None: an id that is not a plain name,
+    or a link on the way (nbgrader's collect never makes one; following it would grade another student's
+    work, or the course's own files, as this student's)."""
+    if not valid_student_id(student):
+        return f"{shown(student)}: not a valid student id ({ID_RULE})"
+    for path in (submitted_root / student, submitted_root / student / assignment):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None  # nothing there: the caller says so
+        if stat.S_ISLNK(info.st_mode):
+            return f"{student}: {path.relative_to(submitted_root)} is a link (not followed)"
+        if not stat.S_ISDIR(info.st_mode):
+            return f"{student}: {path.relative_to(submitted_root)} is not a folder"
+    return None
