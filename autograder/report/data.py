@@ -220,9 +220,12 @@ def _misconceptions(submissions: list[Submission], exercises: list[Exercise]) ->
 
 
 def _problems(results: dict[str, SubmissionResult], totals: dict[str, float]) -> list[Problem]:
-    return [Problem(student, result.status, list(result.limits_hit), result.message, totals.get(student))
+    """Submissions that could not be read, hit a limit, or held something the grader left out."""
+    return [Problem(student, result.status, list(result.limits_hit),
+                    "; ".join(filter(None, [result.message, *(f"left out: {line}" for line in result.ignored)])),
+                    totals.get(student))
             for student, result in sorted(results.items())
-            if result.status != "graded" or result.limits_hit]
+            if result.status != "graded" or result.limits_hit or result.ignored]
 
 
 def collect(course: Path, assignment: str) -> ClassData:

@@ -153,7 +153,7 @@ def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
 
 
 def _problem_section(data: ClassData) -> str:
-    head = "<h2>Limits hit and unreadable submissions</h2>"
+    head = "<h2>Limits hit, unreadable submissions and files left out</h2>"
     if not data.problems:
         return head + ('<p class="ok" data-metric="no-problems">'
                        "Every submission with a result file was graded within its limits.</p>")
