@@ -3,10 +3,6 @@
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "rnn-hidden-state"
-c.CourseDirectory.db_assignments = [
-    {"name": "hidden_state_activation"},
-    {"name": "rnn_update_equations"},
-]
 # The self-check module next to each notebook is released with it; nothing else is.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
 
@@ -29,6 +25,6 @@ c.IgnorePattern.pattern = r"Warning: "
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "nbgrader.preprocessors.ClearHiddenTests",
+    "autograder.feedback.ClearHiddenTestsQuietly",
     "autograder.feedback.ClearGradeCellTracebacks",
 ]

@@ -2,12 +2,24 @@
 
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from traitlets import List
 
 from autograder.notebook import is_test_cell
 
 
-class ClearGradeCellTracebacks(NbGraderPreprocessor):
+class _FeedbackPreprocessor(NbGraderPreprocessor):
+    # nbconvert's HTML exporter configures `display_data_priority` on every preprocessor it runs (through
+    # NbConvertBase); nbgrader's base class declares it without `config=True`, so each feedback step
+    # warned that it does not recognise the option. Declared configurable here, it is taken silently.
+    display_data_priority = List(config=True, help="nbconvert's output priority (not used by this step)")
+
+
+class ClearHiddenTestsQuietly(_FeedbackPreprocessor, ClearHiddenTests):
+    """nbgrader's `ClearHiddenTests`, taking nbconvert's configuration without a warning."""
+
+
+class ClearGradeCellTracebacks(_FeedbackPreprocessor):
     """Reduce a grade cell's error to its last line (`AssertionError: ...`).
 
     IPython prints the lines around the failing one, and in a grade cell those are the hidden tests that
