@@ -134,8 +134,9 @@ class _NoIPython:
         return lambda *args, **kwargs: None
 
 
-def load_namespace(path: Path) -> dict[str, Any]:
-    """Run a notebook's code cells, test cells excepted, and return the names they defined.
+def load_namespace(path: Path, printed: dict[int, str] | None = None) -> dict[str, Any]:
+    """Run a notebook's code cells, test cells excepted, and return the names they defined; `printed`, if
+    given, receives what each cell printed, by cell index.
 
     Runs in this process (no sandbox): for instructors checking notebooks they trust. A cell that raises
     is skipped, as in a kernel, so later cells still define their functions.
@@ -150,11 +151,15 @@ def load_namespace(path: Path) -> dict[str, Any]:
         for index, cell in enumerate(notebook.cells):
             if cell.get("cell_type") != "code" or is_test_cell(cell):
                 continue
+            out = io.StringIO()
             try:
-                with contextlib.redirect_stdout(io.StringIO()):
+                with contextlib.redirect_stdout(out):
                     exec(compile(python_source(cell.source), f"<{path.name} cell {index}>", "exec"), namespace)
             except Exception:
                 continue
+            finally:
+                if printed is not None:
+                    printed[index] = out.getvalue()
     finally:
         os.chdir(cwd)
         sys.path.remove(folder)
