@@ -27,4 +27,6 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "autograder.feedback.ClearHiddenTestsQuietly",
     "autograder.feedback.ClearGradeCellTracebacks",
+    "autograder.feedback.ScoreSummary",
 ]
+

@@ -15,6 +15,7 @@ from autograder.checks import CheckFailed
 from autograder.course import ROOT, nbgrader, new_course
 from autograder.hints import HINTS
 from autograder.runner import CaseResult, ExerciseResult
+from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
 WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
@@ -44,6 +45,39 @@ def feedback(tmp_path_factory) -> dict[str, str]:
     nbgrader(course, "generate_feedback", ASSIGNMENT)
     return {student: (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
             for student in SUBMISSIONS}
+
+
+# In the browser: the points table at the top, and whether any output line runs past its box.
+SEEN = """(() => {
+  const table = document.querySelector("table.autograder-scores");
+  const rows = table ? [...table.querySelectorAll("tbody tr")].map(r => [...r.cells].map(c => c.innerText.trim())) : [];
+  const outputs = [...document.querySelectorAll("div.output_area pre")];
+  return {
+    rows: rows,
+    tableTop: table ? table.getBoundingClientRect().top : null,
+    firstCodeTop: document.querySelector("div.input_area") ?
+      document.querySelector("div.input_area").getBoundingClientRect().top : null,
+    overflowing: outputs.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.innerText.slice(0, 80)),
+    longest: Math.max(...outputs.map(p => Math.max(...p.innerText.split("\\n").map(l => l.length)))),
+  };
+})()"""
+
+
+def test_the_page_shows_points_per_exercise_first_and_wraps_long_lines(feedback, tmp_path):
+    """Checked in headless Chromium at a narrow width: the table of points is above the first code cell,
+    names each exercise with its points, and no output line (hints are one long line) runs off the page.
+    A screenshot is kept with the test's files."""
+    seen = seen_after_load(feedback["wrong"], SEEN, tmp_path)
+    assert [row[0] for row in seen["rows"]] == ["concat_weights", "concat_state_input", "formula_1", "formula_2",
+                                               "sigmoid", "hidden_state"]
+    assert seen["rows"][0][1] == "0 / 6" and seen["rows"][3][1] == "6 / 6"
+    assert seen["tableTop"] < seen["firstCodeTop"]
+    assert seen["longest"] > 120  # there are long lines to wrap
+    assert seen["overflowing"] == []
+    page = tmp_path / "wrong.html"
+    page.write_text(feedback["wrong"])
+    chromium(tmp_path, "--window-size=900,1400", f"--screenshot={tmp_path / 'feedback.png'}", page.as_uri())
+    assert (tmp_path / "feedback.png").stat().st_size > 10_000
 
 
 def as_text(fragment: str) -> str:

@@ -5,7 +5,6 @@ report's own code), and misconception / limit / timing numbers against the resul
 """
 
 import html
-import json
 import re
 import shutil
 import sqlite3
@@ -25,13 +24,9 @@ from autograder.report import write_report
 from autograder.results import CellResult, SubmissionResult
 from autograder.runner import run_exercise
 from autograder.student import NamespaceStudent
+from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-]
 REGRADE = 3.5  # an instructor's manual score for cy's sigmoid, which the result file does not know
 
 
@@ -134,14 +129,12 @@ def pct(fraction: float) -> str:
 
 # ---- the browser -------------------------------------------------------------------------------------
 
-# Appended to a copy of the page: after `load`, write what the browser sees into the DOM for --dump-dom.
-CHECK_SCRIPT = """<script>
-window.addEventListener("load", () => {
+# What a person sees after `load`, having expanded every "students" / "who" disclosure.
+SEEN = """(() => {
   const main = document.querySelector("main");
   const height = document.body.scrollHeight;
-  // Read the numbers as a person would after expanding every "students" / "who" disclosure.
   document.querySelectorAll("details").forEach(d => { d.open = true; });
-  const out = {
+  return {
     h1: document.querySelector("h1").innerText,
     height: height,
     mainMaxWidth: getComputedStyle(main).maxWidth,
@@ -154,28 +147,11 @@ window.addEventListener("load", () => {
               row: row ? (row.dataset.exercise || row.dataset.hint || row.dataset.student) : null};
     }),
   };
-  const pre = document.createElement("pre");
-  pre.id = "browser-check";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-});
-</script>"""
-
-
-def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    assert CHROMIUM.is_file(), "Chromium is missing: `apt-get install -y chromium` (.ci/run installs it)"
-    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.iterdir()))}"
-    command = [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+})()"""
 
 
 def browser_view(page: Path, tmp_path: Path) -> dict:
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.read_text().replace("</body>", CHECK_SCRIPT + "</body>"))
-    dom = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()).stdout
-    found = re.search(r'<pre id="browser-check">(.*?)</pre>', dom, re.S)
-    assert found, f"the page's load event never ran; DOM ends with: {dom[-500:]}"
-    return json.loads(html.unescape(found.group(1)))
+    return seen_after_load(page.read_text(), SEEN, tmp_path)
 
 
 @pytest.fixture(scope="module")
