@@ -11,6 +11,8 @@ from pathlib import Path
 
 from .errors import LmsError
 from .identity import Person, load_people, save_people
+from .settings import IDENTITY_CHOICES
+from .table import looks_like_formula
 
 PLAIN_REQUIRED = ("id", "first_name", "last_name", "email", "lms_user_id")
 PLAIN_OPTIONAL = ("sis_user_id", "login_id", "section", "lti_user_id")
@@ -107,7 +109,8 @@ def parse_canvas(path: Path, id_from: str = "sis_login_id") -> list[tuple[int, P
 
 
 def validate(path: Path, people: list[tuple[int, Person]], id_from: str = "") -> list[Person]:
-    """Reject empty or duplicate student ids and one LMS user id shared by two students."""
+    """Reject empty or duplicate student ids, one LMS user id shared by two students, and an identity a
+    spreadsheet would run as a formula (LMS exports match students on it and cannot escape it; see table.py)."""
     if not people:
         raise LmsError(f"{path}: no students in the file")
     seen: dict[str, int] = {}
@@ -116,6 +119,11 @@ def validate(path: Path, people: list[tuple[int, Person]], id_from: str = "") ->
         if not person.id:
             source = f" (its {CANVAS_ID_COLUMNS[id_from]} column is empty)" if id_from else ""
             raise LmsError(f"{path} line {line}: no student id{source}")
+        for name in IDENTITY_CHOICES:  # every identity an export or a push can match on
+            value = person.get(name)
+            if looks_like_formula(value):
+                raise LmsError(f"{path} line {line}: {name} {value!r} holds what a spreadsheet runs as a "
+                               "formula; LMS imports match students on it, so it is refused")
         if person.id in seen:
             raise LmsError(
                 f"{path} line {line}: student id {person.id!r} appears twice (first on line {seen[person.id]})"
