@@ -6,6 +6,7 @@ Everything is checked before anything is written: a roster with one bad line imp
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +40,8 @@ def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
         raise LmsError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from exc
     except OSError as exc:
         raise LmsError(f"{path}: cannot be read ({exc.strerror})") from exc
-    reader = csv.reader(text.splitlines())
+    # csv's own line handling: str.splitlines would also break a quoted field at a CR, \x1c or U+2028 in a name.
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration as exc:
