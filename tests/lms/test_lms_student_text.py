@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -17,6 +18,13 @@ from autograder.lms.table import FORMULA_START
 from tests.lms.conftest import HSA, RUE, Course, run_cli
 
 FORMATS = ["canvas", "moodle", "blackboard", "brightspace", "csv"]
+# For the terminal and the LMS comments: screen clear, CR, a right-to-left override, rich markup, HTML.
+TERMINAL_HOSTILE = "mal\x1b[2J\rALL SENT\u202e[red]x<script>alert(1)</script>"
+TERMINAL_SHOWN = "mal\\x1b[2J\\rALL SENT\\u202e[red]x<script>alert(1)</script>"
+# What a push comment is made of: exercise labels (grade cells of the instructor's source notebook) with
+# points, the late penalty and the total; nothing a student or a roster wrote.
+PART = r"[a-z0-9_]+ [\d.]+/[\d.]+"
+COMMENT = re.compile(rf"{PART}(, {PART})*(; late penalty -[\d.]+)?; total [\d.]+/[\d.]+")
 TRIGGERS = ["=", "+", "-", "@", "\t", "\r"]  # OWASP's list; a cell starting with one is a formula
 
 
@@ -132,3 +140,24 @@ def test_roster_import_keeps_names_and_sections_as_they_are(in_course: Course) -
     with in_course.gradebook() as gb:
         eve = gb.find_student("eve")
         assert (eve.first_name, eve.last_name) == ("=Eve", "-I\u2028to")
+
+
+def add_hostile_students(course: Course) -> None:
+    """ada's names and section turn hostile, and a submitter with a hostile id and LMS ids joins the class."""
+    store(course, Person(id="ada", first_name=TERMINAL_HOSTILE, last_name=TERMINAL_HOSTILE,
+                         section=TERMINAL_HOSTILE))
+    with course.gradebook() as gb:
+        gb.add_student(TERMINAL_HOSTILE, first_name=TERMINAL_HOSTILE, email=f"{TERMINAL_HOSTILE}@x")
+        gb.add_submission(HSA, TERMINAL_HOSTILE)
+    store(course, Person(id=TERMINAL_HOSTILE, lms_user_id=TERMINAL_HOSTILE, lti_user_id=TERMINAL_HOSTILE))
+
+
+def assert_terminal_safe(text: str) -> None:
+    assert not any(char in text for char in ("\x1b", "\r", "\u202e")), text
+    assert TERMINAL_SHOWN in text
+
+
+def assert_comments_hold_no_student_text(comments: list[str]) -> None:
+    assert comments
+    for comment in comments:
+        assert COMMENT.fullmatch(comment), comment
