@@ -7,6 +7,7 @@ file) gets plain, aligned text with no escape codes, so it greps and diffs clean
 
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -19,6 +20,35 @@ from rich.text import Text
 # Piped output has no terminal to measure; rich would assume 80 columns and fold wide tables, which
 # makes logs harder to read than one long line.
 PLAIN_WIDTH = 240
+
+# What could drive a terminal or change what it shows, rather than be shown: C0 controls (ESC starts the
+# sequences that move the cursor, erase and recolour; CR and LF let one field overwrite or add lines), DEL,
+# C1 controls (0x9b is a one-byte CSI to some terminals), and Unicode's invisible direction controls (the
+# bidi embeddings, overrides and isolates, the LRM/RLM/ALM marks) and line/paragraph separators, which
+# reorder or break a line without showing themselves.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object) -> str:
+    """`text` made safe to print: every character of `_UNSAFE` written out as Python writes it (`\\x1b`,
+    `\\r`, `\\u202e`), so text from a student shows as what it is, on one line, and cannot erase, fake or
+    reorder what the terminal shows around it. Rich markup is not this function's concern: text printed
+    through rich goes in a `Text` (see `cell`), never as a markup string."""
+    return _UNSAFE.sub(_escaped, str(text))
+
+
+def cell(text: object, style: str = "") -> Text:
+    """A table cell or title of text that may come from a student: escaped, and never read as rich markup."""
+    return Text(visible(text), style=style)
 
 
 def wants_colour(file: IO[str]) -> bool:
@@ -68,6 +98,10 @@ def _score_style(score: float | None, maximum: float) -> str:
     return "red" if score <= 0 else "yellow"
 
 
+def _title(title: str | None) -> Text | None:
+    return None if title is None else cell(title)
+
+
 def score_table(exercises: Sequence[tuple[str, float]],
                 rows: Sequence[tuple[str, Sequence[float | None]]], *,
                 title: str | None = None, max_rows: int | None = None) -> Table:
@@ -89,18 +123,17 @@ def score_table(exercises: Sequence[tuple[str, float]],
     total_mean = _mean([t for t in totals if t is not None])
 
     # The mean row is the footer, so a rule sets it apart from the students.
-    table = Table(title=title, box=box.SIMPLE, show_footer=True, footer_style="bold",
+    table = Table(title=_title(title), box=box.SIMPLE, show_footer=True, footer_style="bold",
                   title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("student", footer="mean", no_wrap=True)
     for (name, points), mean in zip(exercises, column_means, strict=True):
-        table.add_column(f"{name}\n/ {points:g}", footer=number(mean, 1), justify="right", no_wrap=True)
+        table.add_column(cell(name) + f"\n/ {points:g}", footer=number(mean, 1), justify="right", no_wrap=True)
     table.add_column(f"total\n/ {maximum:g}", footer=number(total_mean, 1), justify="right", no_wrap=True)
 
     for ((student, scores), total) in shown:
         cells = [Text(number(s, places), style=_score_style(s, p))
                  for s, (_, p) in zip(scores, exercises, strict=True)]
-        # Text, not markup: a student id such as "[x]" must print as it is.
-        table.add_row(Text(student), *cells,
+        table.add_row(cell(student), *cells,
                       Text(number(total, places), style="bold " + _score_style(total, maximum)))
     if max_rows is not None and len(rows) > max_rows:
         table.add_row(f"… {len(rows) - max_rows} more", *[""] * (len(exercises) + 1), style="dim")
@@ -109,19 +142,20 @@ def score_table(exercises: Sequence[tuple[str, float]],
 
 def summary_table(items: Sequence[tuple[str, object]], *, title: str | None = None) -> Table:
     """Label / value pairs, one a line: the closing summary of a command or the demo."""
-    table = Table(title=title, box=box.SIMPLE, show_header=False, title_justify="left",
+    table = Table(title=_title(title), box=box.SIMPLE, show_header=False, title_justify="left",
                   show_edge=False, pad_edge=False)
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value")
     for label, value in items:
-        table.add_row(Text(label), Text(str(value)))
+        table.add_row(cell(label), cell(value))
     return table
 
 
 def exercise_table(rows: Sequence[tuple[str, float, float | None, float | None, str]], *,
                    title: str | None = None) -> Table:
     """One line per exercise: (name, max points, mean score, pass rate, most common misconception)."""
-    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
+    table = Table(title=_title(title), box=box.SIMPLE_HEAD, title_justify="left", show_edge=False,
+                  pad_edge=False)
     table.add_column("exercise", no_wrap=True)
     table.add_column("points", justify="right")
     table.add_column("mean", justify="right")
@@ -129,6 +163,6 @@ def exercise_table(rows: Sequence[tuple[str, float, float | None, float | None, 
     table.add_column("most common misconception")
     for name, points, mean, pass_rate, misconception in rows:
         style = "green" if (pass_rate or 0) >= 0.8 else "yellow" if (pass_rate or 0) >= 0.5 else "red"
-        table.add_row(Text(name), f"{points:g}", number(mean, 1), Text(percent(pass_rate), style=style),
-                      Text(misconception or "—"))
+        table.add_row(cell(name), f"{points:g}", number(mean, 1), Text(percent(pass_rate), style=style),
+                      cell(misconception or "—"))
     return table

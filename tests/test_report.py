@@ -314,3 +314,36 @@ def test_cli_user_mistakes_are_one_line(course, tmp_path):
     assert empty.returncode == 1 and empty.stderr.strip().splitlines() == [
         f"autograder report: {tmp_path / 'gradebook.db'} is not an nbgrader gradebook (no grade tables)"]
     assert (tmp_path / "gradebook.db").stat().st_size == 0  # read, never written
+
+
+# ---- text from students is shown as text --------------------------------------------------------------
+
+# A folder name (so a student id) cannot hold "/"; a message quoted from student code can hold anything.
+HOSTILE_ID = '<img src=x onerror=alert(1)>"onerror=alert(2) x=\''
+HOSTILE_MESSAGE = '</td></tr></table><script>alert(3)</script><b "onerror="alert(4)">bold</b>'
+# Before any script of the page: record calls to alert instead of showing them.
+ALERT_TRAP = "<script>window.__alerts = []; window.alert = m => window.__alerts.push(String(m));</script>"
+HOSTILE_SEEN = """({alerts: window.__alerts,
+  rows: [...document.querySelectorAll("tr[data-student]")].map(tr => ({
+    student: tr.dataset.student, cells: [...tr.cells].map(td => td.innerText)})),
+  scripts: document.scripts.length, images: [...document.images].filter(i => !i.dataset.chart).length,
+  bold: document.querySelectorAll("main b").length})"""
+
+
+def test_student_ids_and_messages_are_shown_as_text(course, tmp_path):
+    # A copy of the course, with one more unreadable submission whose id and message are HTML.
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    folder = copy / "autograded" / HOSTILE_ID / ASSIGNMENT
+    folder.mkdir(parents=True)
+    SubmissionResult(HOSTILE_ID, ASSIGNMENT, status="unreadable", message=HOSTILE_MESSAGE, seconds=0.2).save(folder)
+    path, _ = write_report(copy, ASSIGNMENT, copy / "reports")
+    page = path.read_text()
+    assert "<script" not in page and "<img src=x" not in page and "<b " not in page
+    assert html.escape(HOSTILE_MESSAGE) in page and f'data-student="{html.escape(HOSTILE_ID)}"' in page
+
+    seen = seen_after_load(page.replace("<head>", "<head>" + ALERT_TRAP), HOSTILE_SEEN, tmp_path)
+    assert seen["alerts"] == [] and seen["scripts"] == 2  # the trap and the probe: nothing of the student's
+    assert seen["images"] == 0 and seen["bold"] == 0
+    row = next(r for r in seen["rows"] if r["student"] == HOSTILE_ID)
+    assert row["cells"][0] == HOSTILE_ID and row["cells"][3] == HOSTILE_MESSAGE  # what a person reads

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from autograder.terminal import decimals_for, exercise_table, make_console, score_table, summary_table
+from autograder.terminal import decimals_for, exercise_table, make_console, score_table, summary_table, visible
 
 ESC = "\x1b["
 EXERCISES = [("concat_weights", 6.0), ("sigmoid", 7.0), ("hidden_state", 15.0)]
@@ -136,3 +136,39 @@ def test_real_terminal_and_pipe(no_color):
                            check=True).stdout
     assert ESC not in piped
     assert re.search(r"^s\s+1\s+1$", piped, re.M)
+
+
+# A student id as a folder name can hold: clear the screen and go home (ESC[2J ESC[H), return to the start of
+# the line (CR), a new line, a C1 CSI, a right-to-left override and an isolate, and rich markup.
+HOSTILE = "eve\x1b[2J\x1b[H\rALL GRADED\n\x9b31m\u202etxt.exe\u2066[red]x[/red]"
+HOSTILE_SHOWN = "eve\\x1b[2J\\x1b[H\\rALL GRADED\\n\\x9b31m\\u202etxt.exe\\u2066[red]x[/red]"
+UNSAFE = ["\x1b", "\r", "\n", "\x9b", "\u202e", "\u2066"]
+
+
+def test_visible_writes_out_every_control_and_direction_character():
+    assert visible(HOSTILE) == HOSTILE_SHOWN
+    for char, shown in [("\x00", "\\x00"), ("\t", "\\t"), ("\x7f", "\\x7f"), ("\x85", "\\x85"),
+                        ("\u061c", "\\u061c"), ("\u200f", "\\u200f"), ("\u2028", "\\u2028"),
+                        *[(chr(c), f"\\u{c:04x}") for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]]]:
+        assert visible(f"a{char}b") == f"a{shown}b"
+    # Ordinary text, accents, other scripts and emoji pass as they are.
+    assert visible("Zoë Ångström, 李雷 [x] 🙂") == "Zoë Ångström, 李雷 [x] 🙂"
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_tables_show_student_text_escaped_and_never_as_markup(monkeypatch, tty):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "400")  # a wide terminal: no cell is folded onto two lines
+    file = FakeTTY() if tty else io.StringIO()
+    console = make_console(file)
+    console.print(score_table([(HOSTILE, 1.0)], [(HOSTILE, [1.0])], title=HOSTILE))
+    console.print(summary_table([(HOSTILE, HOSTILE)], title=HOSTILE))
+    console.print(exercise_table([(HOSTILE, 1, 1.0, 1.0, HOSTILE)], title=HOSTILE))
+    text = file.getvalue()
+    assert ("\x1b[" in text) is tty  # on a terminal rich colours the tables with its own SGR codes ...
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    # ... and they are the only escape codes written; the only newlines are the tables' own.
+    assert not any(char in plain for char in UNSAFE if char != "\n")
+    # Three titles, an exercise column, a student, a label, a value, an exercise, a misconception: each
+    # shown whole, on one line, as text.
+    assert sum(line.count(HOSTILE_SHOWN) for line in plain.splitlines()) == 9

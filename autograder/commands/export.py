@@ -27,16 +27,17 @@ def run(args: argparse.Namespace) -> int:
     from autograder.lms.errors import LmsError
     from autograder.lms.exports import export
     from autograder.lms.gradebook import find_course
+    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())
         path, table = export(course, args.format, args.assignments, args.output, args.skip_missing)
     except LmsError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(visible(exc)) from None  # it may quote roster names and ids
     shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
     print(f"Wrote {shown}: {args.format} format, {len(table.students)} students, "
           f"{len(args.assignments)} assignment(s)")
     if table.skipped:
         print(f"Skipped {len(table.skipped)} student(s) without the identity {args.format} needs: "
-              f"{', '.join(table.skipped)}")
+              f"{', '.join(visible(s) for s in table.skipped)}")
     return 0

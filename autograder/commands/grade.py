@@ -163,21 +163,23 @@ def _archive_util_on_demand() -> None:
 
 def print_summary(summary, assignment: str, err) -> None:
     from autograder.sandbox import isolation
+    from autograder.terminal import visible
 
     done = summary.graded + summary.unreadable
     each = f" ({1000 * summary.seconds / done:.1f} ms each)" if done else ""
     limits = ", ".join(f"{k} {v}" for k, v in sorted(summary.limits.items())) or "none"
     errors = f", NOT GRADED {summary.errors} (internal errors)" if summary.errors else ""
-    print(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
-          f"skipped {summary.skipped} (already graded), "
-          + (f"refused {summary.refused} (not a student's own folder), " if summary.refused else "")
-          + f"limits hit: {limits}; "
-          f"{summary.seconds:.1f} s{each}")
+    refused = f"refused {summary.refused} (not a student's own folder), " if summary.refused else ""
+    print(visible(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
+                  f"skipped {summary.skipped} (already graded), {refused}limits hit: {limits}; "
+                  f"{summary.seconds:.1f} s{each}"))
+    # Each problem names a student (their folder's name) and quotes what their code raised or printed: one
+    # line each, escaped, or a student could erase this summary and print a fake one.
     for line in summary.problems[:30]:
-        print(f"  {line}")
+        print(f"  {visible(line)}")
     if len(summary.problems) > 30:
-        print(f"  ... and {len(summary.problems) - 30} more (see autograded/<student>/{assignment}/"
-              "autograder-result.json)")
+        print(visible(f"  ... and {len(summary.problems) - 30} more (see autograded/<student>/{assignment}/"
+                      "autograder-result.json)"))
     if summary.sandbox_level:
         if summary.protections_off:
             err.print(f"[bold red]WARNING: sandbox level {summary.sandbox_level!r}: these protections are OFF:[/] "

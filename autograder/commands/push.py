@@ -26,9 +26,10 @@ def run(args: argparse.Namespace) -> int:
     from autograder.lms import send
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course
+    from autograder.terminal import visible
 
     try:
         complete = send.run(find_course(Path.cwd()), args.assignment, args.to, args.dry_run, args.skip_missing)
     except LmsError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(visible(exc)) from None  # it may name students
     return 0 if complete else 1

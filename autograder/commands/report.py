@@ -25,13 +25,13 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: the CLI registers every command at start-up, and the report's
     # plotting stack (matplotlib, ~0.5 s) would otherwise be paid by every `autograder grade` too.
     from autograder.report import ReportError, write_report
-    from autograder.terminal import exercise_table, make_console, summary_table
+    from autograder.terminal import exercise_table, make_console, summary_table, visible
 
     course = Path.cwd()
     try:
         path, data = write_report(course, args.assignment, args.output)
     except ReportError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(visible(exc)) from None
     console = make_console()
     rows = []
     for exercise in data.exercises:
@@ -46,5 +46,5 @@ def run(args: argparse.Namespace) -> int:
         ("need a look", str(len(data.problems))),
         ("no misconception data", unavailable),
     ]))
-    console.print(f"report: {path}", soft_wrap=True, markup=False)
+    console.print(visible(f"report: {path}"), soft_wrap=True, markup=False)
     return 0

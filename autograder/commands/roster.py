@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from autograder.lms.gradebook import find_course, open_gradebook
     from autograder.lms.roster import CANVAS_ID_COLUMNS, import_roster
     from autograder.lms.settings import load
+    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())
@@ -33,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
         with open_gradebook(course, must_exist=False) as gradebook:
             result = import_roster(gradebook, args.file, args.format, id_from)
     except LmsError as exc:
-        raise UserError(str(exc)) from None
-    print(f"Imported {len(result.people)} students from {args.file}: {result.created} new, "
-          f"{result.updated} updated")
+        raise UserError(visible(exc)) from None  # it may quote the roster's names and ids
+    print(visible(f"Imported {len(result.people)} students from {args.file}: {result.created} new, "
+                  f"{result.updated} updated"))
     if result.not_in_roster:
-        print(f"In the gradebook but not in {args.file} (kept): {', '.join(result.not_in_roster)}")
+        print(visible(f"In the gradebook but not in {args.file} (kept): {', '.join(result.not_in_roster)}"))
     return 0

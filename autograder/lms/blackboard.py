@@ -29,7 +29,7 @@ def table(sheet: Gradesheet, settings: Settings, skip_missing: bool) -> Table:
         + [score_cell(sheet.grade(a.name, p.id).score) for a in sheet.assignments]
         for p in people
     ]
-    return Table(header, rows, [p.id for p in people], skipped)
+    return Table(header, rows, [p.id for p in people], skipped, keys=("Username",))
 
 
 class BlackboardExport(LmsExportPlugin):

@@ -15,6 +15,7 @@ from .table import Table, matchable, score_cell
 
 FIXED = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "    Points Possible"
+KEYS = ("ID", "SIS User ID", "SIS Login ID")  # Canvas finds a student by ID, else by an SIS id
 
 
 def assignment_ids(sheet: Gradesheet, settings: Settings) -> list[str]:
@@ -30,7 +31,7 @@ def table(sheet: Gradesheet, settings: Settings, skip_missing: bool) -> Table:
     for p in people:
         scores = [score_cell(sheet.grade(a.name, p.id).score) for a in sheet.assignments]
         rows.append([p.sortable_name, p.lms_user_id, p.sis_user_id, p.login_id, p.section] + scores)
-    return Table(header, rows, [p.id for p in people], skipped)
+    return Table(header, rows, [p.id for p in people], skipped, keys=KEYS)
 
 
 class CanvasExport(LmsExportPlugin):

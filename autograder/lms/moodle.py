@@ -37,7 +37,7 @@ def table(sheet: Gradesheet, settings: Settings, skip_missing: bool) -> Table:
             grade = sheet.grade(a.name, p.id)
             row += [score_cell(grade.score), grade.summary() if grade.submitted else ""]
         rows.append(row)
-    return Table(header, rows, [p.id for p in people], skipped)
+    return Table(header, rows, [p.id for p in people], skipped, keys=(column,))
 
 
 class MoodleExport(LmsExportPlugin):

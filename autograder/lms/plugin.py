@@ -23,6 +23,8 @@ class LmsExportPlugin(ExportPlugin):
     )
 
     def export(self, gradebook) -> None:
+        from autograder.terminal import visible
+
         from .exports import DEFAULT_NAMES, build_table
         from .settings import load
         from .table import write_atomic
@@ -37,8 +39,8 @@ class LmsExportPlugin(ExportPlugin):
             write_atomic(destination, table.to_csv())
         except LmsError as exc:
             # nbgrader would print a traceback for an exception; a user's mistake gets one line.
-            self.log.error("%s", exc)
+            self.log.error("%s", visible(exc))  # it may quote roster names and ids
             raise SystemExit(1) from None
         for student in table.skipped:
-            self.log.warning("skipped %s: no LMS identity", student)
+            self.log.warning("skipped %s: no LMS identity", visible(student))
         self.log.info("Wrote %s (%d students)", destination, len(table.students))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from autograder.terminal import visible
+
 from .errors import MissingIdentity
 from .gradebook import Gradesheet, fmt
 
@@ -69,22 +71,26 @@ def plan(sheet: Gradesheet, assignment: str, user_field: str, lms: str, skip_mis
 
 
 def _names(ids: list[str]) -> str:
-    return ", ".join(ids) if ids else "-"
+    return ", ".join(visible(i) for i in ids) if ids else "-"
 
 
 def dry_run_text(push_plan: PushPlan, destination: str) -> str:
-    """What a push would send, one line per student, without contacting the LMS or reading a secret."""
+    """What a push would send, one line per student, without contacting the LMS or reading a secret.
+
+    Both texts here name students by their ids and LMS ids, which come from folder names and rosters:
+    every such field is escaped (`visible`), so one cannot rewrite the lines around it on a terminal.
+    """
     lines = [f"Dry run: would send {len(push_plan.items)} grade(s) for {push_plan.assignment} to {destination}."
              " Nothing was sent."]
     if push_plan.items:
-        width_s = max(len("student"), *(len(i.student_id) for i in push_plan.items))
-        width_u = max(len("LMS user"), *(len(i.lms_user) for i in push_plan.items))
-        width_g = max(len("score"), *(len(f"{i.posted}/{fmt(i.max_score)}") for i in push_plan.items))
+        rows = [(visible(i.student_id), visible(i.lms_user), f"{i.posted}/{fmt(i.max_score)}", visible(i.comment))
+                for i in push_plan.items]
+        width_s = max(len("student"), *(len(r[0]) for r in rows))
+        width_u = max(len("LMS user"), *(len(r[1]) for r in rows))
+        width_g = max(len("score"), *(len(r[2]) for r in rows))
         lines.append(f"  {'student':<{width_s}}  {'LMS user':<{width_u}}  {'score':>{width_g}}  comment")
-        for item in push_plan.items:
-            score = f"{item.posted}/{fmt(item.max_score)}"
-            lines.append(f"  {item.student_id:<{width_s}}  {item.lms_user:<{width_u}}  {score:>{width_g}}  "
-                         f"{item.comment}")
+        for student, user, score, comment in rows:
+            lines.append(f"  {student:<{width_s}}  {user:<{width_u}}  {score:>{width_g}}  {comment}")
     if push_plan.not_submitted:
         lines.append(f"Not submitted, nothing sent: {_names(push_plan.not_submitted)}")
     if push_plan.skipped:
@@ -102,14 +108,14 @@ def report_text(push_plan: PushPlan, report: PushReport, destination: str) -> st
         lines.append(f"  not submitted, nothing sent ({len(missing)}): {_names(missing)}")
     if push_plan.skipped:
         lines.append(f"  skipped, no LMS identity ({len(push_plan.skipped)}): {_names(push_plan.skipped)}")
-    for student, reason in report.failed.items():
-        lines.append(f"  FAILED {student}: {reason}")
+    for student, reason in report.failed.items():  # the reason quotes the LMS's answer
+        lines.append(f"  FAILED {visible(student)}: {visible(reason)}")
     if report.unknown:
         lines.append(f"  sent but not confirmed ({len(report.unknown)}): {_names(report.unknown)}")
     if report.not_attempted:
         lines.append(f"  NOT sent ({len(report.not_attempted)}): {_names(report.not_attempted)}")
     if report.stopped:
-        lines.append(f"  stopped: {report.stopped}")
+        lines.append(f"  stopped: {visible(report.stopped)}")
     if not report.ok:
         lines.append("  Re-run the same command to send the rest: grades the LMS already has are not sent again.")
     return "\n".join(lines)

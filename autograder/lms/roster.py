@@ -6,11 +6,14 @@ Everything is checked before anything is written: a roster with one bad line imp
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LmsError
 from .identity import Person, load_people, save_people
+from .settings import IDENTITY_CHOICES
+from .table import looks_like_formula
 
 PLAIN_REQUIRED = ("id", "first_name", "last_name", "email", "lms_user_id")
 PLAIN_OPTIONAL = ("sis_user_id", "login_id", "section", "lti_user_id")
@@ -37,7 +40,8 @@ def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
         raise LmsError(f"{path}: not UTF-8 text (save it as CSV UTF-8)") from exc
     except OSError as exc:
         raise LmsError(f"{path}: cannot be read ({exc.strerror})") from exc
-    reader = csv.reader(text.splitlines())
+    # csv's own line handling: str.splitlines would also break a quoted field at a CR, \x1c or U+2028 in a name.
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration as exc:
@@ -107,7 +111,8 @@ def parse_canvas(path: Path, id_from: str = "sis_login_id") -> list[tuple[int, P
 
 
 def validate(path: Path, people: list[tuple[int, Person]], id_from: str = "") -> list[Person]:
-    """Reject empty or duplicate student ids and one LMS user id shared by two students."""
+    """Reject empty or duplicate student ids, one LMS user id shared by two students, and an identity a
+    spreadsheet would run as a formula (LMS exports match students on it and cannot escape it; see table.py)."""
     if not people:
         raise LmsError(f"{path}: no students in the file")
     seen: dict[str, int] = {}
@@ -116,6 +121,11 @@ def validate(path: Path, people: list[tuple[int, Person]], id_from: str = "") ->
         if not person.id:
             source = f" (its {CANVAS_ID_COLUMNS[id_from]} column is empty)" if id_from else ""
             raise LmsError(f"{path} line {line}: no student id{source}")
+        for name in IDENTITY_CHOICES:  # every identity an export or a push can match on
+            value = person.get(name)
+            if looks_like_formula(value):
+                raise LmsError(f"{path} line {line}: {name} {value!r} holds what a spreadsheet runs as a "
+                               "formula; LMS imports match students on it, so it is refused")
         if person.id in seen:
             raise LmsError(
                 f"{path} line {line}: student id {person.id!r} appears twice (first on line {seen[person.id]})"

@@ -2,6 +2,19 @@
 
 A file is written to a temporary name beside the target and renamed over it, so an LMS never sees a
 half-written export, and a failed export leaves any earlier file as it was.
+
+Every CSV the project writes goes through `Table.to_csv`, which keeps spreadsheet formulas out of it
+(OWASP "CSV Injection"): names, sections and emails come from students and LMS rosters, and an instructor
+opens these files in Excel or LibreOffice before uploading them. A text cell a spreadsheet would read as a
+formula gets a leading `'`, which spreadsheets take as "this is text", and so does a formula behind a
+separator inside the text (`neutralised`); the `'` stays visible to a plain-text reader, the lesser harm.
+Numbers we write are left alone: `-2.5` is a number to a spreadsheet, not a formula, and an LMS must read
+it as one. The LMSs ignore the columns that may change this way: Canvas finds a student by `ID` (else by
+the SIS ids) and does not import `Student` or `Section`; Moodle maps one identifier column and ignores
+the columns left unmapped (the names); Blackboard matches on `Username`; Brightspace's ids are written
+behind a `#` and never start a formula. An identifier an LMS matches on cannot take a `'` (the LMS would
+then match nobody), so one that holds a formula is refused: at roster import, naming the file and line
+(`roster.validate`), and, if it reached the gradebook another way, at export (`Table.keys`).
 """
 
 from __future__ import annotations
@@ -9,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +31,28 @@ from pathlib import Path
 from .errors import LmsError, MissingIdentity
 from .identity import Person
 
+# A cell starting with one of these is a formula to Excel, LibreOffice or Google Sheets: OWASP's list, and
+# NUL from OWASP's ASVS (5.0, 1.2.10).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+# A spreadsheet set to another separator (`;` in much of Europe, tab) splits a field where we did not, and
+# honours our quotes only around a whole field: the text after a separator or a line end inside a field can
+# start a cell of its own (OWASP's note on separators), so a formula there is neutralised too.
+_AFTER_SEPARATOR = re.compile(r"""([,;\t\r\n][\s"]*)(?=[=+\-@])""")
+
+
+def neutralised(value: str) -> str:
+    """`value` as a CSV cell a spreadsheet shows as text and never runs (see the module's docstring)."""
+    if _NUMBER.fullmatch(value):
+        return value
+    value = _AFTER_SEPARATOR.sub(r"\1'", value)
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def looks_like_formula(value: str) -> bool:
+    """True for text that `neutralised` would change: a spreadsheet could run part of it."""
+    return neutralised(value) != value
+
 
 @dataclass
 class Table:
@@ -24,16 +60,27 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     students: list[str] = field(default_factory=list)  # nbgrader ids of the students written
     skipped: list[str] = field(default_factory=list)  # nbgrader ids left out (--skip-missing)
+    keys: tuple[str, ...] = ()  # the columns the LMS matches students on: written unchanged or refused
 
     def to_csv(self) -> str:
+        """Formulas neutralised in the rows; the header is ours and the instructor's (column names and the
+        ids the LMS matches columns on) and is written as it is."""
         buffer = io.StringIO()
         # RFC 4180: CRLF line ends, quotes only where needed; every LMS importer here reads that.
         writer = csv.writer(buffer, lineterminator="\r\n")
         writer.writerow(self.header)
-        for row in self.rows:
+        keys = [i for i, name in enumerate(self.header) if name in self.keys]
+        for number, row in enumerate(self.rows, start=2):
             if len(row) != len(self.header):  # importers reject ragged rows (Moodle rejects the file)
                 raise AssertionError(f"row of {len(row)} fields under a header of {len(self.header)}")
-            writer.writerow(row)
+            for i in keys:
+                if looks_like_formula(row[i]):
+                    raise LmsError(
+                        f"line {number} of the export: {self.header[i]} {row[i]!r} holds what a spreadsheet "
+                        "runs as a formula; the LMS matches students on it, so it cannot be escaped: give that "
+                        "student another one in the gradebook"
+                    )
+            writer.writerow([neutralised(value) for value in row])
         return buffer.getvalue()
 
 

@@ -13,8 +13,16 @@ import pytest
 
 from autograder.lms import send
 from autograder.lms.gradebook import open_gradebook
+from autograder.lms.identity import Person
 from tests.lms.canvas_fixture import FakeCanvas, Fault
 from tests.lms.conftest import HSA, Course, run_cli
+from tests.lms.test_lms_student_text import (
+    TERMINAL_HOSTILE,
+    add_hostile_students,
+    assert_comments_hold_no_student_text,
+    assert_terminal_safe,
+    store,
+)
 
 TOKEN = "canvas-test-token-Zq81xV"
 A = 501  # the Canvas id of HSA in the test settings
@@ -185,3 +193,22 @@ def test_student_without_canvas_id_stops_the_push(in_course: Course, canvas: Fak
     assert "dee" in err and "lms_user_id" in err and canvas.requests == []
     assert run_cli("push", HSA, "--to", "canvas", "--skip-missing") == 0
     assert set(canvas.bulk_posts[0]) == {"1001", "1002"}
+
+
+def test_student_text_is_escaped_on_the_terminal_and_kept_out_of_comments(in_course: Course, canvas: FakeCanvas,
+                                                                          capsys) -> None:
+    add_hostile_students(in_course)
+    assert run_cli("push", HSA, "--to", "canvas", "--dry-run") == 0
+    dry = capsys.readouterr().out
+    row = next(line for line in dry.splitlines() if line.startswith("  mal"))
+    assert row.count("mal\\x1b[2J") == 2  # the student id and the LMS user id, each escaped
+    assert_terminal_safe(dry)
+    # Canvas's user ids come from Canvas (a number), not from a student: give the hostile one a real id.
+    store(in_course, Person(id=TERMINAL_HOSTILE, lms_user_id="1003"))
+    assert run_cli("push", HSA, "--to", "canvas") == 0
+    report = capsys.readouterr().out
+    assert "sent (4): " in report
+    assert_terminal_safe(report)
+    comments = [grade["text_comment"] for post in canvas.bulk_posts for grade in post.values()]
+    assert len(comments) == 4
+    assert_comments_hold_no_student_text(comments)

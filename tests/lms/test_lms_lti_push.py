@@ -20,6 +20,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from autograder.lms.lti import jwks
 from tests.lms.conftest import HSA, Course, run_cli
 from tests.lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
+from tests.lms.test_lms_student_text import (
+    add_hostile_students,
+    assert_comments_hold_no_student_text,
+    assert_terminal_safe,
+)
 
 
 def new_key() -> tuple[str, str]:
@@ -254,3 +259,13 @@ def test_jwks_command_prints_the_public_key_only(in_course: Course, keys, monkey
     assert "d" not in key and "p" not in key, "no private parameters"
     assert jwt.PyJWK(key).key.public_numbers() == serialization.load_pem_public_key(
         tool_public.encode()).public_numbers()
+
+
+def test_student_text_is_escaped_on_the_terminal_and_kept_out_of_comments(in_course: Course,
+                                                                          platform: LoopbackPlatform,
+                                                                          capsys) -> None:
+    add_hostile_students(in_course)
+    run_cli("push", HSA, "--to", "lti")
+    assert_terminal_safe(capsys.readouterr().out)
+    sent = [platform.scores("1", user) for user in ("lti-ada", "lti-bob", "lti-dee")]
+    assert_comments_hold_no_student_text([score["comment"] for scores in sent for score in scores])
