@@ -32,7 +32,7 @@ from typing import Any
 
 from autograder.assemble import SourceNotebook
 from autograder.engine import Outcome
-from autograder.notebook import checksum, is_grade, nbgrader_meta, nbutils, node
+from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
 from autograder.sources import read_sources, sqlite_path
 from autograder.submitted import UnsafeFile, copy_file, shown
@@ -231,7 +231,7 @@ class GradebookWriter:
         for cell_id, old in rows.comments.items():
             cell = by_id.get(notebook.names.get(cell_id))
             unchanged = cell is not None and nbgrader_meta(cell).get("checksum") == checksum(cell)
-            comment = "No response." if unchanged and not nbgrader_meta(cell).get("task", False) else None
+            comment = NO_RESPONSE if unchanged and not nbgrader_meta(cell).get("task", False) else None
             if old is None:
                 self._stage("comment", "insert", {"id": _new_uuid(), "notebook_id": rows.id, "cell_id": cell_id,
                                                   "auto_comment": comment, "manual_comment": None})

@@ -10,6 +10,7 @@ from typing import Any
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
+NO_RESPONSE = "No response."  # nbgrader's auto comment on an answer cell left as released
 
 
 class NotebookError(Exception):

@@ -81,6 +81,8 @@ def course(tmp_path_factory) -> Path:
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
         grade = gradebook.find_grade("test_sigmoid", ASSIGNMENT, ASSIGNMENT, "cy")
         grade.manual_score = REGRADE
+        # dee's hidden_state waits for a person (as an unreadable notebook's cells or a disputed score do)
+        gradebook.find_grade("test_hidden_state", ASSIGNMENT, ASSIGNMENT, "dee").needs_manual_grade = True
         gradebook.db.commit()
 
     for student, seconds in WITH_RESULTS.items():
@@ -186,8 +188,11 @@ def test_page_renders_with_every_chart_loaded_and_nothing_fetched(seen):
 
 
 def test_the_file_references_nothing_outside_itself(report):
+    """Nothing is loaded from elsewhere; the only links lead to the formgrader, when a person follows them."""
     text = report.read_text()
-    assert not re.search(r'(src|href)\s*=\s*"(?!data:)', text)
+    assert not re.search(r'src\s*=\s*"(?!data:)', text)
+    assert all(href.startswith("http://localhost:8888/formgrader/submissions/")
+               for href in re.findall(r'href\s*=\s*"([^"]*)"', text))
     assert "<link" not in text and "@import" not in text and "<script" not in text
 
 
@@ -251,6 +256,29 @@ def test_misconceptions_are_counted_once_per_student_from_the_result_files(cours
     # ben and eve were graded by plain nbgrader: the page says their misconception data is unavailable.
     assert metric(seen, "without-results") == "2"
     assert metric(seen, "without-results-names") == "ben, eve"
+
+
+def test_blank_hand_ins_failed_attempts_and_cells_to_grade_by_hand_are_shown_apart(course, report, seen):
+    """Read from the gradebook with plain SQL: a blank hand-in has "No response." on every answer cell."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        comments: dict[str, list[str]] = {}
+        for student, text in db.execute(
+                "SELECT sa.student_id, c.auto_comment FROM comment c JOIN submitted_notebook sn ON c.notebook_id"
+                " = sn.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id"):
+            comments.setdefault(student, []).append(text)
+        flagged = db.execute("SELECT sa.student_id, sn.id FROM grade g JOIN submitted_notebook sn ON g.notebook_id"
+                             " = sn.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id"
+                             " WHERE g.needs_manual_grade").fetchall()
+    blank = sorted(s for s, texts in comments.items() if all(t == "No response." for t in texts))
+    totals = {s: sum(score for score, _ in cells.values()) for s, cells in gradebook_scores(course).items()}
+    assert blank == ["eve"]
+    assert metric(seen, "blank") == "1"
+    assert metric(seen, "failed-attempts") == str(sum(totals[s] <= 0 for s in totals if s not in blank))
+    assert ("dee", ) in {(s,) for s, _ in flagged}
+    assert metric(seen, "manual-cells") == str(len(flagged))
+    page = report.read_text()
+    for _, notebook_id in flagged:
+        assert f'href="http://localhost:8888/formgrader/submissions/{notebook_id}/"' in page
 
 
 def test_limits_and_unreadable_submissions_are_listed_with_their_message(report, seen):

@@ -18,6 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("assignment", help="the assignment's name, as in the gradebook")
     parser.add_argument("--output", type=Path, default=Path("reports"), metavar="DIR",
                         help="folder for the HTML file (default: reports/)")
+    parser.add_argument("--formgrader-url", metavar="URL",
+                        help="the formgrader's address, for links to cells waiting for manual grading "
+                             "(default: a Jupyter server on this machine, port 8888)")
     parser.set_defaults(run=run)
 
 
@@ -29,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
 
     course = Path.cwd()
     try:
-        path, data = write_report(course, args.assignment, args.output)
+        extra = {"formgrader": args.formgrader_url} if args.formgrader_url else {}
+        path, data = write_report(course, args.assignment, args.output, **extra)
     except ReportError as exc:
         raise UserError(visible(exc)) from None
     console = make_console()
@@ -41,9 +45,10 @@ def run(args: argparse.Namespace) -> int:
     console.print(exercise_table(rows, title=f"{data.assignment}: exercises"))
     unavailable = f"{len(data.without_results)} (no result file)" if data.without_results else "0"
     console.print(summary_table([
-        ("submissions", f"{len(data.submissions)} of {len(data.roster)} students"),
+        ("graded", f"{len(data.submissions)} of {len(data.roster)} students"),
+        ("blank / answered and scored 0", f"{len(data.blank)} / {len(data.failed_attempts)}"),
         ("mean score", f"{data.mean_score:.1f} / {data.max_score:g}"),
-        ("need a look", str(len(data.problems))),
+        ("need a look", f"{len(data.problems)} submissions, {len(data.manual)} cells to grade by hand"),
         ("no misconception data", unavailable),
     ]))
     console.print(visible(f"report: {path}"), soft_wrap=True, markup=False)

@@ -29,10 +29,12 @@ def charts(data: ClassData) -> dict[str, bytes]:
     return drawn
 
 
-def write_report(course: Path, assignment: str, output: Path) -> tuple[Path, ClassData]:
-    """Write `output/<assignment>.html` for the course folder `course`; returns the path and the data."""
+def write_report(course: Path, assignment: str, output: Path, formgrader: str = html.FORMGRADER
+                 ) -> tuple[Path, ClassData]:
+    """Write `output/<assignment>.html` for the course folder `course`; returns the path and the data.
+    `formgrader`: the formgrader's address, for the links to cells waiting for manual grading."""
     data = collect(course, assignment)
-    page = html.render(data, charts(data), datetime.now())
+    page = html.render(data, charts(data), datetime.now(), formgrader)
     output.mkdir(parents=True, exist_ok=True)
     path = output / f"{assignment}.html"
     path.write_text(page, encoding="utf-8")

@@ -16,7 +16,7 @@ import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.hints import hint_text
-from autograder.notebook import grade_id
+from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.results import RESULT_FILE, SubmissionResult
 
 GRADEBOOK = "gradebook.db"
@@ -42,6 +42,17 @@ class Submission:
     score: float  # the gradebook's total
     scores: dict[str, float]  # Exercise.label -> the gradebook's score for that grade cell
     result: SubmissionResult | None = None  # None: graded without the engine, so no misconception data
+    blank: bool = False  # no answer cell differs from the release (nbgrader's "No response." on each)
+
+
+@dataclass(frozen=True)
+class ManualCell:
+    """A grade cell waiting for a person: nbgrader's `needs_manual_grade` (an unreadable notebook's cells,
+    a manual score that the autograder's disagrees with, an answer graded by hand)."""
+
+    student: str
+    exercise: str
+    submission_notebook_id: str  # the formgrader's page for it: <formgrader>/submissions/<id>/
 
 
 @dataclass
@@ -77,6 +88,17 @@ class ClassData:
     misconceptions: list[Misconception] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # student -> grading time, from the results
+    manual: list[ManualCell] = field(default_factory=list)
+
+    @property
+    def blank(self) -> list[str]:
+        """Students who submitted the release as it was: no attempt, apart from attempts that scored 0."""
+        return [s.student for s in self.submissions if s.blank]
+
+    @property
+    def failed_attempts(self) -> list[str]:
+        """Students who answered something and scored 0."""
+        return [s.student for s in self.submissions if not s.blank and s.score <= 0]
 
     @property
     def max_score(self) -> float:
@@ -181,15 +203,22 @@ def _exercises(course: Path, gradebook: Gradebook, assignment: str) -> list[Exer
     return exercises
 
 
-def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]) -> list[Submission]:
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]
+                 ) -> tuple[list[Submission], list[ManualCell]]:
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
-    submissions = []
+    submissions, manual = [], []
     for record in gradebook.assignment_submissions(assignment):
         scores = {labels[(notebook.name, grade.name)]: float(grade.score)
                   for notebook in record.notebooks for grade in notebook.grades
                   if (notebook.name, grade.name) in labels}
-        submissions.append(Submission(record.student_id, float(record.score), scores))
-    return sorted(submissions, key=lambda s: s.student)
+        answers = [comment.auto_comment for notebook in record.notebooks for comment in notebook.comments]
+        blank = bool(answers) and all(text == NO_RESPONSE for text in answers)
+        submissions.append(Submission(record.student_id, float(record.score), scores, blank=blank))
+        manual += [ManualCell(record.student_id, labels.get((notebook.name, grade.name), grade.name), notebook.id)
+                   for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
+    return (sorted(submissions, key=lambda s: s.student),
+            sorted(manual, key=lambda cell: (cell.student, cell.exercise)))
+
 
 
 def load_results(course: Path, assignment: str) -> tuple[dict[str, SubmissionResult], list[Problem]]:
@@ -232,7 +261,7 @@ def collect(course: Path, assignment: str) -> ClassData:
     """The report's data for `assignment` in the course folder `course`."""
     with open_gradebook(course) as gradebook:
         exercises = _exercises(course, gradebook, assignment)
-        submissions = _submissions(gradebook, assignment, exercises)
+        submissions, manual = _submissions(gradebook, assignment, exercises)
         roster = sorted(student.id for student in gradebook.students)
         record = gradebook.db.query(Course).first()
         course_id = record.id if record else ""
@@ -251,5 +280,6 @@ def collect(course: Path, assignment: str) -> ClassData:
         misconceptions=_misconceptions(submissions, exercises),
         problems=_problems(results, totals) + broken,
         seconds={student: result.seconds for student, result in results.items()},
+        manual=manual,
     )
 

@@ -63,7 +63,9 @@ def _headline(data: ClassData) -> str:
     share = data.mean_score / data.max_score if data.max_score else 0.0
     return '<div class="cards">' + "".join([
         _card("roster", str(len(data.roster)), "students in the gradebook"),
-        _card("submissions", str(len(data.submissions)), "submissions graded"),
+        _card("submissions", str(len(data.submissions)), "students graded"),
+        _card("blank", str(len(data.blank)), "handed in blank (nothing answered)"),
+        _card("failed-attempts", str(len(data.failed_attempts)), "answered and scored 0"),
         _card("mean-score", points(data.mean_score), f"mean score of {data.max_score:g} ({percent(share)})"),
         _card("median-score", points(data.median_score), "median score"),
         _card("full-marks", str(full), "with full marks"),
@@ -112,8 +114,8 @@ def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
 def _coverage_note(data: ClassData) -> str:
     """Say whose submissions the misconception, limit and timing data cover, and whose it does not."""
     covered = len(data.with_results)
-    note = (f"Counted once per student, from the autograder's result files: {_metric('with-results', str(covered))} "
-            f"of {len(data.submissions)} graded submissions have one.")
+    note = (f"Each misconception is counted once per student. They come from the autograder's result files, "
+            f"which {_metric('with-results', str(covered))} of the {len(data.submissions)} students graded have.")
     if data.cells_without_graders:
         note += (f" In {_metric('cells-without-graders', str(data.cells_without_graders))} graded cells the "
                  "graders did not run (the self-check failed or the cell was stopped first), so a mistake "
@@ -149,6 +151,26 @@ def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
         + '<table><thead><tr><th>misconception</th><th class="num">students</th><th class="num">share</th>'
         "<th>exercises</th><th>hint the students read</th></tr></thead><tbody>" + "".join(rows)
         + "</tbody></table>"
+    )
+
+
+def _manual_section(data: ClassData, formgrader: str) -> str:
+    head = "<h2>Waiting for manual grading</h2>"
+    if not data.manual:
+        return head + '<p class="ok" data-metric="no-manual">No grade cell is flagged for manual grading.</p>'
+    rows = [f'<tr data-manual="{escape(cell.student)}"><td>{escape(cell.student)}</td>'
+            f"<td><code>{escape(cell.exercise)}</code></td>"
+            f'<td><a href="{escape(formgrader.rstrip("/"))}/submissions/{escape(cell.submission_notebook_id)}/">'
+            "open in the formgrader</a></td></tr>" for cell in data.manual]
+    students = len({cell.student for cell in data.manual})
+    return (
+        head + f'<p class="note">{_metric("manual-cells", str(len(data.manual)))} grade cells of '
+        f'{_metric("manual-students", str(students))} student{"s" if students != 1 else ""} are flagged '
+        "<code>needs_manual_grade</code> (an unreadable notebook, a manual score the autograder's now "
+        "disagrees with, or an answer graded by hand): they count with their current score until a person "
+        "grades them in the formgrader.</p>"
+        "<table><thead><tr><th>student</th><th>exercise</th><th></th></tr></thead><tbody>"
+        + "".join(rows) + "</tbody></table>"
     )
 
 
@@ -213,7 +235,12 @@ def _student_section(data: ClassData) -> str:
     )
 
 
-def render(data: ClassData, charts: dict[str, bytes], generated: datetime) -> str:
+# Where the report links cells waiting for manual grading: a Jupyter server on this machine with nbgrader's
+# formgrader (`autograder report --formgrader-url` for another, e.g. a JupyterHub's `.../user/NAME/formgrader`).
+FORMGRADER = "http://localhost:8888/formgrader"
+
+
+def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formgrader: str = FORMGRADER) -> str:
     """The page for `data`; `charts` holds the PNGs named scores, pass_rates, misconceptions, seconds."""
     title = f"Class report: {data.assignment}"
     course = f"course {escape(data.course_id)} · " if data.course_id else ""
@@ -227,6 +254,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime) -> st
         + _scores_section(data, charts)
         + _exercise_section(data, charts)
         + _misconception_section(data, charts)
+        + _manual_section(data, formgrader)
         + _problem_section(data)
         + _timing_section(data, charts)
         + _student_section(data)
