@@ -118,6 +118,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
     outcome = Outcome(result)
     limits_hit: set[str] = set()
     notes: list[str] = []
+    output_left = job.limits.output_chars  # printed text kept is counted per submission, on this side
     for notebook in job.notebooks:
         if notebook.missing:
             result.cells += [CellResult(c.grade_id, c.points, 0.0, "no such notebook was submitted")
@@ -129,6 +130,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
         # notebook is graded again from the start in a fresh process, each request sent when asked for.
         for pipelined in (True, False) if plan else (False,):
             sandbox = _spawn(zygote, job.limits, _warm(job, notebook))
+            sandbox.output_left = output_left
             try:
                 run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
             except PlanMismatch:
@@ -137,6 +139,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
             finally:
                 sandbox.close()
             limits_hit |= sandbox.limits_hit
+            output_left = sandbox.output_left
             break
         result.cells += run.cells
         notes += run.notes
