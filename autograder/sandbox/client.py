@@ -492,8 +492,9 @@ class Sandbox:
     def send_modules(self, sources: dict[str, str]) -> None:
         self.request(modules_request(sources), timeout=30)
 
-    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None) -> dict[str, Any]:
-        header, _ = self.request(cell_request(source, display, group), timeout=timeout)
+    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None,
+                 ipython: bool = False) -> dict[str, Any]:
+        header, _ = self.request(cell_request(source, display, group, ipython), timeout=timeout)
         return _checked_cell_reply(header, self)
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None
@@ -554,8 +555,11 @@ def modules_request(sources: dict[str, str]) -> Request:
     return Request({"op": "modules", "sources": sources})
 
 
-def cell_request(source: str, display: bool, group: str | None) -> Request:
-    return Request({"op": "cell", "source": source, "display": display, "group": group})
+def cell_request(source: str, display: bool, group: str | None, ipython: bool = False) -> Request:
+    """`ipython`: `source` is a student's cell as written; the sandboxed process turns its IPython syntax into
+    Python (see `syntax`), on that cell's time."""
+    header = {"op": "cell", "source": source, "display": display, "group": group}
+    return Request({**header, "ipython": True} if ipython else header)
 
 
 def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False) -> Request:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from autograder.activations import ACTIVATIONS
-from autograder.sandbox import wire
+from autograder.sandbox import syntax, wire
 from autograder.student import describe_exception
 
 MAX_TRACEBACK_LINES = 60
@@ -267,7 +267,7 @@ class Runtime:
                 sys.meta_path.insert(0, _InstructorModules(header["sources"]))
                 self._send({"ok": True})
             elif op == "cell":
-                reply = self.run_cell(header["source"], header.get("display", True))
+                reply = self.run_cell(header["source"], header.get("display", True), header.get("ipython", False))
                 self._expire_after_timeout(group, reply.get("error") is not None
                                            and reply["error"]["ename"] == "TimeoutError")
                 self._send(reply)
@@ -305,7 +305,8 @@ class Runtime:
         if timed_out and group is not None:
             self.expired = group
 
-    def run_cell(self, source: str, display: bool) -> dict[str, Any]:
+    def run_cell(self, source: str, display: bool, ipython: bool = False) -> dict[str, Any]:
+        """`ipython`: the text is a student's cell as written, its IPython syntax not yet turned into Python."""
         self.chunks = []
         self.count += 1
         name = f"<cell {self.count}>"
@@ -315,6 +316,8 @@ class Runtime:
         try:
             try:
                 self._start_student_code()
+                if ipython:
+                    source = syntax.python_source(source)
                 code, last = _COMPILED.get((source, display, name)) or _compile_cell(source, display, name)
                 exec(code, self.namespace)
                 if last is not None:
