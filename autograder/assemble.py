@@ -31,8 +31,6 @@ from autograder.notebook import (
 # conversion of every nested dict, which cost milliseconds a submission).
 
 
-MEMO_CELLS = 1000
-
 
 class AssemblyError(Exception):
     """The instructor's notebook has a test cell this engine cannot run (a one-line message)."""
@@ -200,15 +198,15 @@ def notebook_job(name: str, nb: dict[str, Any], source: SourceNotebook) -> Noteb
         gid = meta.get("grade_id") if meta else None
         if meta and gid in source.grade_cells and not is_solution(cell):
             cells.append(_test_job(cell["source"], gid, float(source.grade_cells[gid]), source.memo))
-        else:
+        elif cell["source"] in _locked_code(source):
             code = source.memo.get(("code", cell["source"]))
             if code is None:
-                code = python_source(cell["source"])
-                # Only what IPython had to translate is worth keeping; capped, as students' own cells
-                # differ, so memory stays flat in the class size.
-                if code is not cell["source"] and len(source.memo) < MEMO_CELLS:
-                    source.memo["code", cell["source"]] = code
-            cells.append(CellJob("code", code, instructors=cell["source"] in _locked_code(source)))
+                code = source.memo["code", cell["source"]] = python_source(cell["source"])
+            cells.append(CellJob("code", code, instructors=True))
+        else:
+            # The student's text, as written: turning IPython syntax into Python can take a minute on a
+            # crafted cell, so it happens in the sandbox, on that cell's time.
+            cells.append(CellJob("code", cell["source"], ipython=True))
     return NotebookJob(name, cells)
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.results import CellResult, SubmissionResult
+from autograder.sandbox import syntax
 from autograder.sandbox.client import (
     PlanMismatch,
     RemoteStudent,
@@ -37,6 +38,7 @@ class CellJob:
     exercise: str | None = None
     graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
     instructors: bool = False  # a code cell whose text is the instructor's (locked, or left as released)
+    ipython: bool = False  # `source` is the student's text as written: the sandbox turns IPython syntax into Python
 
 
 @dataclass
@@ -118,6 +120,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
     outcome = Outcome(result)
     limits_hit: set[str] = set()
     notes: list[str] = []
+    output_left = job.limits.output_chars  # printed text kept is counted per submission, on this side
     for notebook in job.notebooks:
         if notebook.missing:
             result.cells += [CellResult(c.grade_id, c.points, 0.0, "no such notebook was submitted")
@@ -129,6 +132,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
         # notebook is graded again from the start in a fresh process, each request sent when asked for.
         for pipelined in (True, False) if plan else (False,):
             sandbox = _spawn(zygote, job.limits, _warm(job, notebook))
+            sandbox.output_left = output_left
             try:
                 run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
             except PlanMismatch:
@@ -137,6 +141,7 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
             finally:
                 sandbox.close()
             limits_hit |= sandbox.limits_hit
+            output_left = sandbox.output_left
             break
         result.cells += run.cells
         notes += run.notes
@@ -174,7 +179,10 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
                 cells.append([cell.source, _display(cell), f"<cell {count}>"])
             if cell.kind == "test" and cell.exercise is not None:
                 calls += planned_calls(cell.assignment, cell.exercise, cell.grade_id)
-    return {"cells": cells, "modules": job.modules, "imports": job.preload, "calls": calls}
+    # Students' cells are transformed in the sandbox: its transformer is imported once, in the zygote.
+    transformed = any(c.ipython and syntax.needs_transform(c.source) for c in notebook.cells)
+    imports = job.preload + [syntax.MODULE] * transformed
+    return {"cells": cells, "modules": job.modules, "imports": imports, "calls": calls}
 
 
 @dataclass
@@ -192,7 +200,7 @@ def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
     for cell in notebook.cells:
         if cell.kind == "skip":
             continue
-        run = cell_request(cell.source, _display(cell), cell.grade_id)
+        run = cell_request(cell.source, _display(cell), cell.grade_id, cell.ipython)
         if cell.kind != "test" or cell.exercise is None:
             requests.append(run)
             continue
@@ -258,7 +266,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
     try:
         reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=_display(cell),
-                                 group=cell.grade_id)
+                                 group=cell.grade_id, ipython=cell.ipython)
     except SandboxDied as died:
         run.notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
         if cell.kind == "test":

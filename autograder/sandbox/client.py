@@ -61,10 +61,11 @@ class ZygoteInfo:
     level: str
     seccomp: bool
     notes: list[str] = field(default_factory=list)
+    cgroup: bool = False
 
     @property
     def protections(self) -> dict[str, bool]:
-        return isolation.protections(self.level, self.seccomp)
+        return isolation.protections(self.level, self.seccomp, self.cgroup)
 
     @property
     def missing(self) -> list[str]:
@@ -96,7 +97,8 @@ class Zygote:
         for attempt in range(2):
             hello = self._launch(level)
             if "error" not in hello:
-                self.info = ZygoteInfo(hello["level"], hello["seccomp"], notes + hello.get("notes", []))
+                self.info = ZygoteInfo(hello["level"], hello["seccomp"], notes + hello.get("notes", []),
+                                       hello.get("cgroups", False))
                 return self.info
             self.close()
             if level == "bare" or attempt:
@@ -261,6 +263,7 @@ class Zygote:
         self.close()
 
 
+OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
 NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 
 
@@ -325,7 +328,9 @@ class Sandbox:
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
-        self.reader = wire.Reader(sock)
+        # What it sends is bounded here, whatever its process does: a frame, all frames, and printed text.
+        self.reader = wire.Reader(sock, limits.reply_bytes(), limits.received_bytes())
+        self.output_left = limits.output_chars  # printed text still kept; -1 once cut
         self.outbox = bytearray()
         self.sent: deque[_Sent] = deque()  # announced, reply not read yet
         self.incidents = 0  # timeouts, interrupts and deaths so far
@@ -389,6 +394,10 @@ class Sandbox:
             return self.reader.take()
         except (EOFError, BrokenPipeError, ConnectionResetError):
             self._died("the submission's process ended", "crash")
+        except wire.TooBig as exc:
+            self.kill()
+            self._died(f"stopped: it sent back more than the grader accepts ({exc}); "
+                       f"printed text is limited to {self.limits.output_chars} characters", "output")
         except (wire.WireError, TimeoutError, OSError) as exc:
             self.kill()
             self._died(f"the submission's process sent something unreadable ({exc})", "crash")
@@ -483,8 +492,9 @@ class Sandbox:
     def send_modules(self, sources: dict[str, str]) -> None:
         self.request(modules_request(sources), timeout=30)
 
-    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None) -> dict[str, Any]:
-        header, _ = self.request(cell_request(source, display, group), timeout=timeout)
+    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None,
+                 ipython: bool = False) -> dict[str, Any]:
+        header, _ = self.request(cell_request(source, display, group, ipython), timeout=timeout)
         return _checked_cell_reply(header, self)
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None
@@ -545,8 +555,11 @@ def modules_request(sources: dict[str, str]) -> Request:
     return Request({"op": "modules", "sources": sources})
 
 
-def cell_request(source: str, display: bool, group: str | None) -> Request:
-    return Request({"op": "cell", "source": source, "display": display, "group": group})
+def cell_request(source: str, display: bool, group: str | None, ipython: bool = False) -> Request:
+    """`ipython`: `source` is a student's cell as written; the sandboxed process turns its IPython syntax into
+    Python (see `syntax`), on that cell's time."""
+    header = {"op": "cell", "source": source, "display": display, "group": group}
+    return Request({**header, "ipython": True} if ipython else header)
 
 
 def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False) -> Request:
@@ -637,8 +650,11 @@ def _alike(pattern: tuple, value: Any) -> bool:
 def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limits) -> tuple[str, str]:
     """Name the limit that ended a process, from how it ended and the CPU time it used."""
     status = (info or {}).get("status")
-    if status is None or limit == "time":
+    if status is None or limit in ("time", "output"):
         return message, limit
+    if info.get("oom"):  # the memory cgroup's count: no guess needed
+        return (f"stopped: it used more than its {limits.memory_mb} MB of memory, with all the processes it "
+                "started", "memory")
     cpu = info.get("cpu", 0.0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
@@ -652,11 +668,21 @@ def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limi
 
 
 def _checked_cell_reply(header: dict, sandbox: Sandbox) -> dict[str, Any]:
-    """Keep only well-formed, bounded fields of a cell reply (it comes from untrusted code)."""
+    """Keep only well-formed, bounded fields of a cell reply (it comes from untrusted code). Printed text is
+    counted here against the sandbox's budget: what the process says of its own budget is not trusted."""
     outputs = []
     for item in header.get("outputs", []) if isinstance(header.get("outputs"), list) else []:
         if isinstance(item, list) and len(item) == 2 and item[0] in ("stdout", "stderr") and isinstance(item[1], str):
-            outputs.append((item[0], item[1][:sandbox.limits.output_chars + 200]))  # + the runtime's note
+            text = item[1]
+            if len(text) <= sandbox.output_left:
+                sandbox.output_left -= len(text)
+            elif sandbox.output_left < 0:  # cut already, and said so
+                continue
+            else:
+                text = text[:sandbox.output_left] + OUTPUT_DROPPED
+                sandbox.output_left = -1
+                sandbox.limits_hit.add("output")
+            outputs.append((item[0], text))
     result = header.get("result")
     error = header.get("error")
     if isinstance(error, dict):

@@ -31,6 +31,7 @@ PROTECTIONS = {
     # name: (levels that have it, what it means)
     "own process": (LEVELS, "each submission runs in its own process, forked from a clean zygote"),
     "limits": (LEVELS, "CPU time, memory, file size, open files and wall time are limited"),
+    "cgroup": (LEVELS, "memory and processes are limited for a submission and all it starts, together"),
     "seccomp": (LEVELS, "no sockets (no network), namespaces, mounts, tracing or kernel loading"),
     "hidden files": (("full", "userns"), "the course, gradebook, graders and home folders are out of sight"),
     "read-only filesystem": (("full", "userns"), "it can write only to its own scratch folder"),
@@ -68,10 +69,11 @@ def prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, value, 0, 0, 0), "prctl")
 
 
-def protections(level: str, seccomp_on: bool) -> dict[str, bool]:
-    """Which protections a level gives, by name (see PROTECTIONS)."""
+def protections(level: str, seccomp_on: bool, cgroup_on: bool) -> dict[str, bool]:
+    """Which protections a level gives, by name (see PROTECTIONS), with what the zygote could set up."""
     on = {name: level in levels for name, (levels, _) in PROTECTIONS.items()}
     on["seccomp"] = on["seccomp"] and seccomp_on
+    on["cgroup"] = cgroup_on
     return on
 
 

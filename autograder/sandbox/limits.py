@@ -10,14 +10,23 @@ class Limits:
     cell_seconds: float = 60.0  # wall time for one cell, hidden grading of a test cell included
     total_seconds: float = 300.0  # wall time for the whole submission
     cpu_seconds: int = 120  # CPU time of the submission's process (RLIMIT_CPU)
-    memory_mb: int = 1024  # address space of the submission's process (RLIMIT_AS)
-    processes: int = 16  # processes and threads of the sandbox user (RLIMIT_NPROC)
+    memory_mb: int = 1024  # memory of the submission and all it starts (cgroup), and each one's address space
+    processes: int = 16  # processes and threads of the submission (cgroup; else of the sandbox user, RLIMIT_NPROC)
     output_chars: int = 200_000  # printed text kept per submission; the rest is dropped, said so
     file_mb: int = 32  # largest file it may write (RLIMIT_FSIZE), and the size of its scratch folder
     open_files: int = 64  # file descriptors (RLIMIT_NOFILE)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def reply_bytes(self) -> int:
+        """The largest reply the trusted side accepts from the submission's process: a cell's printed text
+        (up to 12 bytes a character once escaped as JSON), its error and value, or a call's small arrays."""
+        return 16 * 1024 * 1024 + 12 * self.output_chars
+
+    def received_bytes(self) -> int:
+        """All the bytes the trusted side accepts from one submission's process."""
+        return 4 * self.reply_bytes()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Limits":

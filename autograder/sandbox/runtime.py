@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from autograder.activations import ACTIVATIONS
-from autograder.sandbox import wire
+from autograder.sandbox import syntax, wire
 from autograder.student import describe_exception
 
 MAX_TRACEBACK_LINES = 60
@@ -200,9 +200,12 @@ def warm(request: dict[str, Any]) -> None:
 
 
 class Runtime:
-    def __init__(self, sock: socket.socket, output_chars: int) -> None:
+    def __init__(self, sock: socket.socket, output_chars: int, reply_bytes: int) -> None:
+        """`output_chars`, `reply_bytes`: what the trusted side keeps and accepts (it counts for itself);
+        kept to here, an honest submission's printing or answer costs only the one cell or call."""
         self.sock = sock
         self.budget = output_chars
+        self.reply_bytes = reply_bytes
         self.chunks: list[list[str]] = []
         self.limits: set[str] = set()
         self.interruptible = False
@@ -264,7 +267,7 @@ class Runtime:
                 sys.meta_path.insert(0, _InstructorModules(header["sources"]))
                 self._send({"ok": True})
             elif op == "cell":
-                reply = self.run_cell(header["source"], header.get("display", True))
+                reply = self.run_cell(header["source"], header.get("display", True), header.get("ipython", False))
                 self._expire_after_timeout(group, reply.get("error") is not None
                                            and reply["error"]["ename"] == "TimeoutError")
                 self._send(reply)
@@ -275,22 +278,23 @@ class Runtime:
             elif op == "call" and "plan" in header:
                 planned = PLANNED.get(header["plan"])
                 if planned is None:
-                    reply, out = {"error": "a planned call this process does not hold", "unplanned": True}, []
+                    timed_out, frame = False, wire.pack({"error": "a planned call this process does not hold",
+                                                         "unplanned": True})
                 else:
                     name, args, kwargs, before = planned
-                    reply, out = self.run_call(name, _fresh(args), _fresh(kwargs), before)
-                self._expire_after_timeout(group, bool(reply.get("timeout")))
-                self._send(reply, out)
+                    timed_out, frame = self.run_call(name, _fresh(args), _fresh(kwargs), before)
+                self._expire_after_timeout(group, timed_out)
+                self.outgoing += frame
             elif op == "call":
-                reply, out = self.call(header["name"], header["args"], header["kwargs"], buffers)
-                self._expire_after_timeout(group, bool(reply.get("timeout")))
-                self._send(reply, out)
+                timed_out, frame = self.call(header["name"], header["args"], header["kwargs"], buffers)
+                self._expire_after_timeout(group, timed_out)
+                self.outgoing += frame
             elif op == "exit":
                 self._flush()
                 return
 
-    def _send(self, header: dict, buffers: list[bytes] = ()) -> None:
-        self.outgoing += wire.pack(header, buffers)
+    def _send(self, header: dict) -> None:
+        self.outgoing += wire.pack(header)
 
     def _flush(self) -> None:
         if self.outgoing:
@@ -301,7 +305,8 @@ class Runtime:
         if timed_out and group is not None:
             self.expired = group
 
-    def run_cell(self, source: str, display: bool) -> dict[str, Any]:
+    def run_cell(self, source: str, display: bool, ipython: bool = False) -> dict[str, Any]:
+        """`ipython`: the text is a student's cell as written, its IPython syntax not yet turned into Python."""
         self.chunks = []
         self.count += 1
         name = f"<cell {self.count}>"
@@ -311,6 +316,8 @@ class Runtime:
         try:
             try:
                 self._start_student_code()
+                if ipython:
+                    source = syntax.python_source(source)
                 code, last = _COMPILED.get((source, display, name)) or _compile_cell(source, display, name)
                 exec(code, self.namespace)
                 if last is not None:
@@ -333,41 +340,65 @@ class Runtime:
             sys.stdout, sys.stderr = saved
         return {"outputs": self.chunks, "result": result, "error": error, "limits": sorted(self.limits)}
 
-    def call(self, name: str, args_tree: Any, kwargs_tree: Any, buffers: list[bytes]) -> tuple[dict, list[bytes]]:
+    def call(self, name: str, args_tree: Any, kwargs_tree: Any, buffers: list[bytes]) -> tuple[bool, bytes]:
         args = wire.decode(args_tree, buffers, ACTIVATIONS.__getitem__)
         kwargs = wire.decode(kwargs_tree, buffers, ACTIVATIONS.__getitem__)
         return self.run_call(name, args, kwargs)
 
     def run_call(self, name: str, args: list, kwargs: dict, before: tuple[list, dict] | None = None
-                 ) -> tuple[dict, list[bytes]]:
-        """`before`: the arguments' snapshots, when known already (a planned call's copies)."""
+                 ) -> tuple[bool, bytes]:
+        """(whether it ran out of time, the reply's frame). `before`: the arguments' snapshots, when known
+        already (a planned call's copies). Whatever the function does or returns, the reply is an answer
+        or an error for this call alone: the process goes on to the next request."""
         function = self.namespace.get(name)
         if not callable(function):
-            return {"error": f"`{name}` is not defined: run the cell that defines it"}, []
+            return False, wire.pack({"error": f"`{name}` is not defined: run the cell that defines it"})
         if before is None:
             before = [_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()}
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = _Discard(self, "discard")
+        returned = False
         try:
             try:
                 self._start_student_code()
                 value = function(*args, **kwargs)
+                returned = True
+                # Comparing and encoding run the answer's own code too (__eq__, __iter__, __int__, ...):
+                # still interruptible, and what it raises is this call's error.
+                # Send back what the call did to its arguments, so the grader sees in-place changes as
+                # in-process.
+                changed_args = [[i, a] for i, a in enumerate(args) if _snapshot(a) != before[0][i]]
+                changed_kwargs = [[k, v] for k, v in kwargs.items() if _snapshot(v) != before[1][k]]
+                tree, out = wire.encode([value, changed_args, changed_kwargs], strict=True)
+                size = sum(map(len, out))
+                frame = wire.pack({"value": tree}, out) if size <= self.reply_bytes else b""
             finally:
                 self.interruptible = False
         except _Interrupted:
             self.limits.add("time")
-            return {"error": f"{name} did not return in time and was stopped", "timeout": True}, []
+            return True, wire.pack({"error": f"{name} did not return in time and was stopped", "timeout": True})
         except BaseException as exc:  # noqa: B036 - whatever it raised is the answer's problem
             if isinstance(exc, MemoryError):
                 self.limits.add("memory")
-            return {"error": describe_exception(name, exc)}, []
+            if not returned:
+                return False, wire.pack({"error": _described(name, exc)})
+            return False, wire.pack({"error": f"{name} returned a value that cannot be sent back to the grader "
+                                              f"({_described(None, exc)})"})
         finally:
             sys.stdout, sys.stderr = saved
-        # Send back what the call did to its arguments, so the grader sees in-place changes as in-process.
-        changed_args = [[i, a] for i, a in enumerate(args) if _snapshot(a) != before[0][i]]
-        changed_kwargs = [[k, v] for k, v in kwargs.items() if _snapshot(v) != before[1][k]]
-        tree, out = wire.encode([value, changed_args, changed_kwargs])
-        return {"value": tree}, out
+        if not frame or len(frame) > self.reply_bytes:
+            return False, wire.pack({"error": f"{name} returned a value too big to send back to the grader "
+                                              f"(more than {self.reply_bytes} bytes)"})
+        return False, frame
+
+
+def _described(name: str | None, exc: BaseException) -> str:
+    """What the student sees of an exception, even one whose type or text is made to raise."""
+    try:
+        text = describe_exception(name, exc) if name else f"{type(exc).__name__}: {str(exc)[:300]}"
+        return str.__str__(text) if isinstance(text, str) else "an exception"
+    except BaseException:  # noqa: B036 - its __str__ (or its type's name) raised in turn
+        return f"{name} raised an exception that cannot be described" if name else "an error"
 
 
 def _snapshot(value: Any) -> Any:

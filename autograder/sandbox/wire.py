@@ -26,6 +26,7 @@ import numpy as np
 
 MAX_FRAME = 64 * 1024 * 1024  # an answer bigger than this is not an answer to these exercises
 MAX_DEPTH = 40
+MAX_ITEMS = 100_000  # values in one message (an array is one): no answer needs more, and walking more takes long
 _DTYPE = re.compile(r"^[<>|=]?([biufc]\d{1,2}|b1|\?|U\d{1,6}|S\d{1,6})$")
 _PREFIX = struct.Struct("<QI")
 _FIRST_READ = 1 << 16
@@ -36,6 +37,10 @@ _DTYPES: dict[str, np.dtype] = {}
 
 class WireError(Exception):
     """A frame or value that does not follow the format (truncated, oversized, or not plain data)."""
+
+
+class TooBig(WireError):
+    """A frame, or all frames together, over the reader's limit."""
 
 
 class Opaque:
@@ -51,10 +56,16 @@ class Opaque:
 def encode(value: Any, functions: Mapping[int, str] | None = None,
            strict: bool = False) -> tuple[dict | list | Any, list[bytes]]:
     """(JSON-able tree, buffers). `functions` maps id(function) to the name it crosses as. `strict`: a
-    value that is not plain data raises WireError instead of crossing as a description."""
+    value that is not plain data raises WireError instead of crossing as a description. More than
+    MAX_ITEMS values raise WireError in any case (a list of a list repeated can be endless to walk)."""
     buffers: list[bytes] = []
+    count = 0
 
     def walk(v: Any, depth: int) -> Any:
+        nonlocal count
+        count += 1
+        if count > MAX_ITEMS:
+            raise WireError(f"more than {MAX_ITEMS} values")
         if depth > MAX_DEPTH:
             return opaque("nesting", "nested too deeply")
         if v is None or isinstance(v, bool | str):
@@ -201,11 +212,13 @@ class Reader:
     (the grader sends a notebook's requests at once; the submission answers them one after another), so
     what arrives past one frame is kept for the next.
 
-    `recv` reads until a whole frame is in; `feed` reads once, for a caller that waits with `select`."""
+    `recv` reads until a whole frame is in; `feed` reads once, for a caller that waits with `select`.
+    `max_total`: the bytes it accepts from this peer in all (TooBig past it), None for no limit."""
 
-    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME) -> None:
-        self.sock, self.max_frame = sock, max_frame
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME, max_total: int | None = None) -> None:
+        self.sock, self.max_frame, self.max_total = sock, max_frame, max_total
         self.buffer = bytearray()
+        self.received = 0
 
     def started(self) -> bool:
         return bool(self.buffer)
@@ -218,14 +231,19 @@ class Reader:
         if len(self.buffer) < _PREFIX.size:
             return _PREFIX.size - len(self.buffer)
         body_len, head_len = _PREFIX.unpack_from(self.buffer)
-        if body_len > self.max_frame or head_len + 4 > body_len:
-            raise WireError(f"a message of {body_len} bytes is over the limit of {self.max_frame}")
+        if body_len > self.max_frame:
+            raise TooBig(f"a message of {body_len} bytes is over the limit of {self.max_frame}")
+        if head_len + 4 > body_len:
+            raise WireError("malformed frame")
         return max(_PREFIX.size - 4 + body_len - len(self.buffer), 0)
 
     def feed(self, flags: int = 0) -> None:
         chunk = self.sock.recv(min(max(self._needed(), _FIRST_READ), 1 << 20), flags)
         if not chunk:
             raise EOFError("the other side closed the connection")
+        self.received += len(chunk)
+        if self.max_total is not None and self.received > self.max_total:
+            raise TooBig(f"more than {self.max_total} bytes in all")
         self.buffer += chunk
 
     def recv(self) -> tuple[dict, list[bytes]]:

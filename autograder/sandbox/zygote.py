@@ -9,16 +9,19 @@ submission cost milliseconds instead of the ~100 ms of starting Python and impor
 
 Control protocol (SOCK_SEQPACKET, one JSON object per message, file descriptors alongside):
     -> {"op": "spawn", "limits": {...}} + [the child's end of its socket]   <- {"pid": n} + [pidfd]
-    -> {"op": "reap", "pid": n}          <- {"status": wait status, "cpu": seconds, "maxrss_kb": n}
+    -> {"op": "reap", "pid": n}          <- {"status": wait status, "cpu": seconds, "maxrss_kb": n, "oom": n}
     -> {"op": "plan", "calls": [[key, base64 of a call's frame], ...]}   (no answer; see `runtime.preload`)
-The zygote says hello first: {"level": "full" | "userns" | "bare", "seccomp": bool, "notes": [...]}.
+The zygote says hello first: {"level": "full" | "userns" | "bare", "seccomp": bool, "cgroups": bool,
+"notes": [...]}.
 Closing the control socket ends the zygote, and with it every child still running.
 """
 
 import gc
 import json
 import os
+import select
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -42,7 +45,7 @@ import numpy.linalg  # noqa: E402,F401
 import numpy.random  # noqa: E402,F401
 
 import autograder.activations  # noqa: E402,F401
-from autograder.sandbox import isolation, limits, runtime, seccomp  # noqa: E402
+from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp  # noqa: E402
 
 
 def warm_up() -> None:
@@ -75,6 +78,9 @@ def main() -> int:
     level = choose_level(config.get("level", "auto"))
     notes: list[str] = []
     pid_ns = -1
+    groups, why = cgroups.Cgroups.open()  # while the host's /proc and /sys are in view
+    if why:
+        notes.append(why)
     if level != "bare":
         try:
             isolation.enter_namespaces(level)
@@ -95,12 +101,15 @@ def main() -> int:
     # never copies) their pages in a child.
     gc.freeze()
     scratch_base = tempfile.mkdtemp(prefix="autograder-scratch-") if level == "bare" else None
-    control.send(json.dumps({"level": level, "seccomp": seccomp.supported(), "notes": notes}).encode())
+    control.send(json.dumps({"level": level, "seccomp": seccomp.supported(), "cgroups": groups is not None,
+                             "notes": notes}).encode())
     try:
-        serve(control, level, pid_ns, scratch_base)
+        serve(control, level, pid_ns, scratch_base, groups)
     finally:
         if scratch_base:
             shutil.rmtree(scratch_base, ignore_errors=True)
+        if groups:
+            groups.close()
     return 0
 
 
@@ -113,10 +122,35 @@ def _refuse(control: socket.socket, level: str, exc: OSError) -> int:
 install_filter = seccomp.prepare() if seccomp.supported() else None
 
 
-def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None) -> None:
-    reaped: dict[int, tuple[int, float, int]] = {}
+def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None,
+          groups: cgroups.Cgroups | None) -> None:
+    reaped: dict[int, tuple[int, float, int, int]] = {}
     scratch: dict[int, str] = {}
+    children: dict[int, cgroups.Group] = {}  # each child's cgroup, until it is reaped
+    try:
+        _serve(control, level, pid_ns, scratch_base, groups, reaped, scratch, children)
+    finally:
+        _end_children(children, groups, level)
+
+
+def _serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None,
+           groups: cgroups.Cgroups | None, reaped: dict[int, tuple[int, float, int, int]],
+           scratch: dict[int, str], children: dict[int, cgroups.Group]) -> None:
     while True:
+        # With cgroup v1 a child out of memory is stopped here (v2's kernel stops the whole cgroup itself).
+        watched = {group.oom_fd: pid for pid, group in children.items() if group.oom_fd is not None}
+        if watched:
+            ready = select.select([control, *watched], [], [])[0]
+            for fd in ready:
+                if fd in watched:
+                    try:
+                        os.eventfd_read(fd)
+                    except OSError:
+                        pass
+                    _stop(watched[fd], level)
+            if control not in ready:
+                _reap_strays(reaped, level, scratch, children, groups)
+                continue
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 18, 1)
         except (ConnectionError, OSError):
@@ -129,8 +163,16 @@ def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | N
                 runtime.warm(request["warm"])
                 gc.freeze()  # as at start: what children inherit is never walked (and copied) by their collector
             folder = tempfile.mkdtemp(dir=scratch_base) if scratch_base else None
-            pid = spawn(fds[0], limits.Limits.from_dict(request["limits"]), level, pid_ns, folder, control)
+            lim = limits.Limits.from_dict(request["limits"])
+            try:
+                group = groups.create(lim) if groups else None
+            except OSError:  # this child has the rlimits only, as where there are no cgroups
+                group = None
+            pid = spawn(fds[0], lim, level, pid_ns, folder, control, group)
             os.close(fds[0])
+            if group:
+                group.forked()
+                children[pid] = group
             if folder:
                 scratch[pid] = folder
             try:
@@ -149,10 +191,11 @@ def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | N
                 if level == "bare":
                     _kill_session(pid)
                 _, status, usage = os.wait4(pid, 0)
-                reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
-            status, cpu, maxrss = reaped.pop(pid)
-            control.send(json.dumps({"status": status, "cpu": cpu, "maxrss_kb": maxrss}).encode())
-        _reap_strays(reaped, level, scratch)
+                reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
+                               _release(children, groups, pid))
+            status, cpu, maxrss, oom = reaped.pop(pid)
+            control.send(json.dumps({"status": status, "cpu": cpu, "maxrss_kb": maxrss, "oom": oom}).encode())
+        _reap_strays(reaped, level, scratch, children, groups)
 
 
 def _kill_session(pid: int) -> None:
@@ -164,7 +207,41 @@ def _kill_session(pid: int) -> None:
         pass
 
 
-def _reap_strays(reaped: dict[int, tuple[int, float, int]], level: str, scratch: dict[int, str]) -> None:
+def _stop(pid: int, level: str) -> None:
+    # The child is not reaped yet, so its pid is still its own; in its PID namespace, all it started dies
+    # with it.
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if level == "bare":
+        _kill_session(pid)
+
+
+def _release(children: dict[int, cgroups.Group], groups: cgroups.Cgroups | None, pid: int) -> int:
+    """A reaped child's cgroup goes back to the pool; the OOM kills it saw."""
+    group = children.pop(pid, None)
+    if group is None or groups is None:
+        return 0
+    oom = group.oom_kills()
+    groups.release(group)
+    return oom
+
+
+def _end_children(children: dict[int, cgroups.Group], groups: cgroups.Cgroups | None, level: str) -> None:
+    """As the zygote ends: its children (which would die with it) are stopped and reaped now, so that their
+    cgroups can be removed."""
+    for pid in list(children):
+        _stop(pid, level)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        _release(children, groups, pid)
+
+
+def _reap_strays(reaped: dict[int, tuple[int, float, int, int]], level: str, scratch: dict[int, str],
+                 children: dict[int, cgroups.Group], groups: cgroups.Cgroups | None) -> None:
     # Children the grader killed, and orphans re-parented to us (process 1), must not pile up as zombies;
     # their statuses are kept for a later "reap" that asks.
     while True:
@@ -178,13 +255,13 @@ def _reap_strays(reaped: dict[int, tuple[int, float, int]], level: str, scratch:
             _kill_session(pid)  # too late to be race-free for its group, but what is left is ours to end
         if pid in scratch:
             shutil.rmtree(scratch.pop(pid), ignore_errors=True)
-        reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+        reaped[pid] = (status, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, _release(children, groups, pid))
         if len(reaped) > 10_000:  # never asked for: they were strays
             reaped.pop(next(iter(reaped)))
 
 
 def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | None,
-          control: socket.socket) -> int:
+          control: socket.socket, group: cgroups.Group | None) -> int:
     if level == "bare":
         pid = os.fork()
     else:
@@ -193,6 +270,8 @@ def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | No
         return pid
     # The child. Anything failing here must not return into the zygote's loop.
     try:
+        if group:
+            group.join()  # first: from here on, all it uses and starts is counted together
         control.close()
         os.setsid()
         sock = socket.socket(fileno=os.dup(fd))
@@ -204,7 +283,9 @@ def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | No
             isolation.enter_submission_view(lim.file_mb, owner)
             os.environ["HOME"] = os.environ["TMPDIR"] = "/tmp"
         _only_fds(sock.fileno())
-        limits.apply_rlimits(lim, processes=level == "full" or os.geteuid() != 0)
+        # A pids cgroup counts this submission's processes alone; RLIMIT_NPROC would count those of every
+        # submission running as the same user.
+        limits.apply_rlimits(lim, processes=group is None and (level == "full" or os.geteuid() != 0))
         if level == "full":
             isolation.drop_privileges()
         isolation.die_with_parent()
@@ -212,7 +293,7 @@ def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | No
             install_filter()
         sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]
         sys.dont_write_bytecode = True
-        runtime.Runtime(sock, lim.output_chars).serve()
+        runtime.Runtime(sock, lim.output_chars, lim.reply_bytes()).serve()
     except BaseException:  # noqa: B036 - the child must never fall back into the zygote's loop
         os._exit(70)
     os._exit(0)
