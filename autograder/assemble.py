@@ -23,9 +23,9 @@ from autograder.notebook import (
     is_grade,
     is_locked,
     is_solution,
-    python_source,
     visible_part,
 )
+from autograder.sandbox.syntax import python_source
 
 # Notebooks here are plain dicts as json.loads gives them (what nbformat reads, without NotebookNode's
 # conversion of every nested dict, which cost milliseconds a submission).

@@ -26,6 +26,7 @@ from autograder.notebook import NotebookError
 from autograder.results import SubmissionResult
 from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.syntax import python_source
 from autograder.submitted import (
     MAX_TIMESTAMP_BYTES,
     TIMESTAMP_FILE,
@@ -145,7 +146,7 @@ def instructor_imports(code: dict[str, list[str]], modules: dict[str, str]) -> l
     hidden tests' imports, nor anything of this package: no grader code may enter the sandbox."""
     import ast
 
-    from autograder.notebook import python_source, visible_part
+    from autograder.notebook import visible_part
 
     found: dict[str, None] = {}
     for text in (text for texts in code.values() for text in texts):

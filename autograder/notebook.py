@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autograder.sandbox.syntax import python_source
+
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 NO_RESPONSE = "No response."  # nbgrader's auto comment on an answer cell left as released
@@ -117,15 +119,6 @@ def visible_part(source: str) -> str:
 
 def hidden_part(source: str) -> str:
     return split_hidden(source)[1]
-
-
-def python_source(source: str) -> str:
-    """IPython syntax (magics, `!shell`) turned into plain Python calls on `get_ipython()`."""
-    if "%" not in source and "!" not in source and "?" not in source:
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
 
 
 class _NoIPython:

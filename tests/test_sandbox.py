@@ -6,11 +6,12 @@ import pytest
 from autograder.activations import ACTIVATIONS
 from autograder.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.course import available_assignments
-from autograder.notebook import is_test_cell, load_namespace, python_source, read_notebook, visible_part
+from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
 from autograder.runner import run_exercise
 from autograder.sandbox import wire
 from autograder.sandbox.client import RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.syntax import python_source
 from autograder.student import NamespaceStudent, StudentError
 
 
