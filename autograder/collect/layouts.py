@@ -14,12 +14,13 @@ the file come from the name, a timestamp where the name carries one, the newest 
   `{Full Name}_{participant id}_assignsubmission_file_/{file}` (flat files `..._assignsubmission_file_{file}`
   when "download as folders" is off). The participant id is Moodle's per-assignment id, not the user id,
   so the student is found by name. Only the latest submission; no time.
-- Blackboard Learn (Grade Center, Assignment File Download):
+- Blackboard Learn (Grade Center, Assignment File Download; as readers of these archives parse it):
   `{Assignment}_{username}_attempt_{YYYY-MM-DD-HH-MM-SS}_{file}` per file and a receipt
   `{Assignment}_{username}_attempt_{date}.txt` per attempt (`Name: First Last (username)`,
   `Date Submitted:`, and `Original filename:` / `Filename:` pairs). Every attempt may be in it; the date
   is the server's local time.
-- Brightspace (Assignments, Download): a folder per submission, `{id}-{id} - {First Last} - {Mon D, YYYY H:MM AM
+- Brightspace (Assignments, Download; as readers of these archives parse it): a folder per submission,
+  `{id}-{id} - {First Last} - {Mon D, YYYY H:MM AM
   without the colon}`, and `index.html` listing them. Several folders per student are several attempts;
   the date is in the downloading user's time zone. The student is found by name.
 """

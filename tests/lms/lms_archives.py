@@ -5,12 +5,14 @@ Each builder follows the layout the LMS's own code or documentation gives (see a
   `sanitize_user_name`): `{sortable name, lower case, word characters}_{LATE_}{user id}_{attachment id}_{file}`.
 - Moodle: `mod/assign/locallib.php`, `assign::download_submissions`: with "download as folders" (the default
   since Moodle 3.1) `{Full Name}_{participant id}_assignsubmission_file_/{file}`.
-- Blackboard Learn: Grade Center > Assignment File Download (help.blackboard.com, "Download assignments"):
-  `{Assignment}_{username}_attempt_{YYYY-MM-DD-HH-MM-SS}_{file}` and a receipt per attempt,
-  `{Assignment}_{username}_attempt_{date}.txt`, in the text layout Blackboard writes (Name, Assignment,
-  Date Submitted, Current Grade, Submission Field, Comments, Files with Original filename / Filename).
-- Brightspace: Assignments > Download (D2L's "Download assignment submissions"): a folder per submission,
-  `{id}-{id} - {First Last} - {Mon D, YYYY HMM AM}`, and an `index.html` listing them.
+- Blackboard Learn: Grade Center > Assignment File Download. Not from Blackboard's own pages (not at hand):
+  the layout as tools that read these archives parse it, CodeGra.de's `psef/blackboard.py` (the receipt's
+  Name / Assignment / Date Submitted / Current Grade / Submission Field / Comments / Files with Original
+  filename and Filename lines) and kwurst/bb-file-cleanup (`assignmentname_username_attempt_datetime_file`
+  and `..._datetime.txt`).
+- Brightspace: Assignments > Download. Also from a reader of these archives, not D2L's pages: a folder per
+  submission, `{id}-{id} - {First Last} - {Mon D, YYYY HMM AM}` (a rename script's example,
+  `397063-2557369 - Mary-Ann Smith - Sep 24, 2024 926 PM/`), and an `index.html` listing them.
 """
 
 from __future__ import annotations
