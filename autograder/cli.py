@@ -1,4 +1,4 @@
-"""`autograder grade | export | push | report | roster`: one entry point, one module per command.
+"""`autograder grade | collect | export | push | report | roster`: one entry point, one module per command.
 
 Each command module exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 A user's mistake ends in a one-line message and exit status 1, never a traceback.
@@ -19,6 +19,7 @@ from autograder.course import tools_on_path  # noqa: E402
 
 COMMANDS = (
     "autograder.commands.grade",
+    "autograder.commands.collect",
     "autograder.commands.export",
     "autograder.commands.push",
     "autograder.commands.roster",

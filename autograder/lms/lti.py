@@ -1,21 +1,27 @@
 """Send grades to any LTI 1.3 platform through Assignment and Grade Services, with `pylti1p3`.
 
 The tool authenticates with OAuth2 client credentials and a JWT signed by its private key (RFC 7523),
-finds the assignment's line item (by the URL in lms.toml, else by tag = assignment name) or creates it,
-reads the line item's results and posts a score (`application/vnd.ims.lis.v1.score+json`) for each
-student whose result differs. A 4xx for one student is reported and the push goes on; a platform that
-keeps failing (429/5xx after retries, or unreachable) stops the push, and the rest are listed as not sent.
+finds the assignment's line item (by the URL in lms.toml, else by tag = assignment name) or creates it
+(once, see `find_or_create`), reads the line item's results and posts a score
+(`application/vnd.ims.lis.v1.score+json`) for each student whose result differs. A 4xx for one student
+is reported and the push goes on; a platform that keeps failing (429/5xx after retries, or unreachable)
+stops the push, and the rest are listed as not sent.
 
 `python -m autograder.lms.lti jwks` prints the public key set to register with the platform.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sys
 import time
 import typing as t
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -37,6 +43,8 @@ SCOPES = [
     "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
 ]
 KEY_ENV = "LTI_PRIVATE_KEY"
+# Beside lms.toml: two pushes from one course folder create the line item one after the other.
+LOCK_FILE = ".lti-lineitem.lock"
 
 
 class CachingServiceConnector(ServiceConnector):
@@ -146,6 +154,55 @@ def _matches(item: PushItem, result: dict[str, t.Any]) -> bool:
     return same_score and ("comment" not in result or (result["comment"] or "") == item.comment)
 
 
+@contextlib.contextmanager
+def _course_lock(course: Path) -> Iterator[None]:
+    fd = os.open(course / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _id_order(item: dict[str, t.Any]) -> tuple[int, str]:
+    """Line items by id, numbers in number order (`.../9` before `.../10`), so every run picks the same one."""
+    ident = str(item.get("id", ""))
+    return len(ident), ident
+
+
+def find_or_create(ags: AssignmentsGradesService, connector: CachingServiceConnector, wanted: LineItem,
+                   policy: RetryPolicy) -> LineItem:
+    """The assignment's line item, created only when there is none: duplicated line items split a class's
+    grades between two columns (PrairieLearn/PrairieLearn#15643). Runs from one course folder take turns
+    (a lock beside lms.toml); runs from elsewhere, or a create retried after its reply was lost, can still
+    make two, so the list is read again after creating, every run keeps the same one (the first by id),
+    and a duplicate that holds no result is deleted."""
+    tag = wanted.get_tag()
+
+    def tagged() -> list[dict[str, t.Any]]:
+        return sorted((i for i in policy.call(lambda: list(ags.get_lineitems()), classify)
+                       if isinstance(i, dict) and i.get("tag") == tag), key=_id_order)
+
+    items = tagged()
+    if not items:
+        policy.call(lambda: ags.create_lineitem(wanted), classify)
+        items = tagged()
+        if not items:
+            raise LmsError(f"the platform created no line item tagged {tag!r}")
+    keep, duplicates = items[0], items[1:]
+    for item in duplicates:
+        if not policy.call(lambda i=item: list(ags.get_grades(LineItem(i))), classify):
+            policy.call(lambda i=item: _delete(connector, i["id"]), classify)
+    return LineItem(keep)
+
+
+def _delete(connector: CachingServiceConnector, url: str) -> None:
+    token = connector.get_access_token(SCOPES)
+    response = connector._requests_session.delete(url, headers={"Authorization": f"Bearer {token}"})
+    if not response.ok and response.status_code != 404:  # 404: another run deleted it first
+        raise LtiServiceException("could not delete a duplicated line item", response)
+
+
 def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: RetryPolicy,
          session: requests.Session | None = None) -> PushReport:
     report = PushReport()
@@ -162,9 +219,10 @@ def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: Retr
                       .set_label(target.get("label", push_plan.assignment))
                       .set_resource_id(push_plan.assignment)
                       .set_score_maximum(push_plan.items[0].max_score if push_plan.items else 1))
-            lineitem = policy.call(lambda: ags.find_or_create_lineitem(wanted, find_by="tag"), classify)
+            with _course_lock(settings.course):
+                lineitem = find_or_create(ags, connector, wanted, policy)
         results = policy.call(lambda: list(ags.get_grades(lineitem)), classify)
-    except (LtiException, requests.RequestException, LmsError) as exc:
+    except (LtiException, requests.RequestException, LmsError, OSError) as exc:
         report.stopped = f"could not reach the line item ({describe(exc)})"
         report.not_attempted = [i.student_id for i in push_plan.items]
         return report

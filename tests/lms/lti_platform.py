@@ -13,6 +13,7 @@ A request that breaks a rule is answered 400 and recorded in `violations`.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import threading
@@ -94,7 +95,7 @@ class Ags(AssignmentsGradesService):
         return self.store.lineitems[line_item_id]
 
     def create_lineitem(self, creation_data: dict[str, t.Any]) -> dict[str, t.Any]:
-        number = str(len(self.store.lineitems) + 1)
+        number = str(max((int(n) for n in self.store.lineitems), default=0) + 1)  # numbers are never reused
         item = dict(creation_data, id=self._url(number))
         self.store.lineitems[number] = item
         return item
@@ -103,7 +104,8 @@ class Ags(AssignmentsGradesService):
         raise NotImplementedError
 
     def delete_lineitem(self, line_item_id: str) -> None:
-        raise NotImplementedError
+        self.find_lineitem(line_item_id)
+        del self.store.lineitems[line_item_id]
 
     def update_score(self, line_item_id: str, score: dict[str, t.Any]) -> UpdateScoreStatus:
         self.find_lineitem(line_item_id)
@@ -135,6 +137,10 @@ class LoopbackPlatform:
         self.store = Store()
         self.violations: list[str] = []
         self.faults: list[Fault] = []
+        # (method, path pattern, seconds): a reply held back outside the lock, so requests of two runs interleave
+        self.delays: list[tuple[str, str, float]] = []
+        # A line item another run (on another machine) creates just before this one's, as in a race
+        self.rival_on_create: dict[str, t.Any] | None = None
         self.requests: list[tuple[str, str]] = []
         self.used_jti: set[str] = set()
         self.tokens_issued = 0
@@ -181,6 +187,9 @@ class LoopbackPlatform:
             def do_POST(self) -> None:
                 platform._dispatch(self, "POST")
 
+            def do_DELETE(self) -> None:
+                platform._dispatch(self, "DELETE")
+
         return Handler
 
     def _send(self, handler, status: int, payload: t.Any, media_type: str = "application/json",
@@ -202,6 +211,21 @@ class LoopbackPlatform:
         parts = urlsplit(handler.path)
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length).decode() if length else ""
+        # A delayed reply is computed now and sent later, outside the lock: what it says is what was true
+        # when it was asked, as with a slow platform, while the other run's requests go on.
+        hold = sum(s for m, pattern, s in self.delays if m == method and re.fullmatch(pattern, parts.path))
+        wire = handler.wfile
+        if hold:
+            handler.wfile = io.BytesIO()
+        try:
+            self._locked_dispatch(handler, method, parts, raw)
+        finally:
+            if hold:
+                time.sleep(hold)
+                wire.write(handler.wfile.getvalue())
+                handler.wfile = wire
+
+    def _locked_dispatch(self, handler, method: str, parts, raw: str) -> None:
         with self.lock:
             self.requests.append((method, parts.path))
             for fault in self.faults:
@@ -243,7 +267,12 @@ class LoopbackPlatform:
             if not isinstance(maximum, int | float) or maximum <= 0 or not item.get("label"):
                 return self._reject(handler, f"line item needs a label and scoreMaximum > 0: {item}")
             request.request["json"] = item
+            if self.rival_on_create is not None:
+                service.create_lineitem(self.rival_on_create)
+                self.rival_on_create = None
             response = service.handle_create_lineitem()
+        elif number is not None and sub is None and method == "DELETE":
+            response = service.handle_delete_lineitem(number)
         elif sub is None and method == "GET":
             if LINEITEM_TYPE not in accept:
                 return self._reject(handler, f"GET line item with Accept {accept!r}")

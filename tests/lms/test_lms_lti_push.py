@@ -269,3 +269,51 @@ def test_student_text_is_escaped_on_the_terminal_and_kept_out_of_comments(in_cou
     assert_terminal_safe(capsys.readouterr().out)
     sent = [platform.scores("1", user) for user in ("lti-ada", "lti-bob", "lti-dee")]
     assert_comments_hold_no_student_text([score["comment"] for scores in sent for score in scores])
+
+
+def test_concurrent_pushes_from_one_course_create_one_line_item(in_course: Course, platform: LoopbackPlatform,
+                                                               keys) -> None:
+    """Two `autograder push` processes at once, the platform slow to list line items: without turns, both
+    would list none and both create one (PrairieLearn/PrairieLearn#15643)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.lms.conftest import subprocess_env
+
+    platform.delays.append(("GET", "/lineitems", 1.0))
+    env = {**subprocess_env(), "LTI_PRIVATE_KEY": keys["tool"][0]}
+    command = [str(Path(sys.executable).parent / "autograder"), "push", HSA, "--to", "lti"]
+    runs = [subprocess.Popen(command, cwd=in_course.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for _ in range(2)]
+    for run in runs:
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err.decode()
+    assert list(platform.store.lineitems) == ["1"]
+    creates = [p for m, p in platform.requests if m == "POST" and p == "/lineitems"]
+    assert len(creates) == 1, "the second run waited for the first and found its line item"
+    assert platform.scores("1", "lti-ada")[0]["scoreGiven"] == 40.5
+
+
+def test_a_line_item_created_elsewhere_at_the_same_time_is_the_one_kept(in_course: Course,
+                                                                       platform: LoopbackPlatform) -> None:
+    """Another machine's run creates its line item between this run's listing and its own create: both runs
+    keep the first by id, and this run deletes its own empty duplicate."""
+    platform.rival_on_create = {"label": HSA, "tag": HSA, "scoreMaximum": 46, "resourceId": HSA}
+    assert run_cli("push", HSA, "--to", "lti") == 0
+    assert list(platform.store.lineitems) == ["1"], "the duplicate this run made is gone"
+    assert ("DELETE", "/lineitems/2") in platform.requests
+    assert platform.scores("1", "lti-bob")[0]["scoreGiven"] == 29.2
+    assert run_cli("push", HSA, "--to", "lti") == 0
+    assert list(platform.store.lineitems) == ["1"]
+
+
+def test_a_duplicate_holding_results_is_not_deleted(in_course: Course, platform: LoopbackPlatform) -> None:
+    for number in ("1", "2"):
+        platform.store.lineitems[number] = {"id": f"{platform.base}/lineitems/{number}", "label": HSA,
+                                            "tag": HSA, "scoreMaximum": 46}
+    platform.store.scores[("2", "lti-cyd")] = [{"scoreGiven": 1, "scoreMaximum": 46, "comment": "",
+                                                "timestamp": "2025-01-01T00:00:00.000+00:00"}]
+    assert run_cli("push", HSA, "--to", "lti") == 0
+    assert sorted(platform.store.lineitems) == ["1", "2"], "a line item with grades in it is never deleted"
+    assert platform.scores("1", "lti-ada")[0]["scoreGiven"] == 40.5
