@@ -1,7 +1,8 @@
 """`make demo`: a whole class graded end to end, in its own folder `demo/` (never the repository's course).
 
 Releases both assignments with nbgrader, synthesises a class (correct answers written many ways, every
-known mistake, blank notebooks, a few adversarial submissions), grades it with the sandboxed
+known mistake, blank notebooks, a few adversarial submissions) handed in through Canvas (imports its roster,
+then its "Download Submissions" archive with `autograder collect`), grades it with the sandboxed
 `autograder grade`, generates nbgrader feedback, imports an LMS roster and writes a Canvas CSV with a
 dry-run push, writes the class report, and ends with a summary and the paths of what it wrote.
 """
@@ -20,13 +21,14 @@ from nbgrader.api import Gradebook
 
 from autograder.catalogue.classroom import plan_class, write_class
 from autograder.course import ROOT, CourseError, available_assignments, nbgrader, new_course
-from autograder.lms.demo import demo_step
+from autograder.lms.demo import canvas_download, demo_step, roster_step
 from autograder.terminal import make_console, score_table, summary_table
 
 DEMO = ROOT / "demo"
 # The demo's endless-loop students would each hold a worker for several 30 s cell limits while the rest
 # of the class is long done; a demo course can afford a tighter limit than a real one.
 DEMO_CELL_SECONDS = 10
+LATE = ["s002"]  # handed in late on Canvas: its archive marks the file LATE, and the import table says so
 
 
 def step(console, label: str, action: Callable[[], object]) -> object:
@@ -65,14 +67,23 @@ def run(students: int, course: Path = DEMO) -> int:
                      f"c.Execute.timeout = {DEMO_CELL_SECONDS}\n")
     assignments = list(available_assignments())
     kinds: Counter[str] = Counter()
+    plans = {assignment: plan_class(assignment, students) for assignment in assignments}
     for assignment in assignments:
         step(console, f"{assignment}: release (nbgrader generate_assignment)",
              lambda a=assignment: nbgrader(course, "generate_assignment", a, "--force"))
-        plan = plan_class(assignment, students)
+    roster = sorted({submission.student for plan in plans.values() for submission in plan})
+    step(console, f"LMS roster: {len(roster)} students (autograder roster import)",
+         lambda: roster_step(course, roster, out=lambda _: None))
+    for assignment, plan in plans.items():
         kinds.update(submission.kind for submission in plan)
-        step(console, f"{assignment}: {students} submissions "
-                      f"({', '.join(f'{n} {k}' for k, n in Counter(s.kind for s in plan).most_common())})",
-             lambda a=assignment, p=plan: write_class(course, a, p))
+        # The class hands in through the LMS: its notebooks come as Canvas's "Download Submissions" archive.
+        uploads = course / "lms_downloads" / "uploads"
+        archive = step(console, f"{assignment}: {students} submissions in Canvas "
+                                f"({', '.join(f'{n} {k}' for k, n in Counter(s.kind for s in plan).most_common())})",
+                       lambda a=assignment, p=plan, u=uploads: (write_class(course, a, p, submitted=u),
+                                                                 canvas_download(course, a, u, late=LATE[:1]))[1])
+        console.rule(f"{assignment}: autograder collect (Canvas archive)")
+        autograder(course, "collect", assignment, str(archive), "--from", "canvas")
     grading_started = time.perf_counter()
     for assignment in assignments:
         console.rule(f"{assignment}: autograder grade")

@@ -26,6 +26,11 @@ def test_demo_grades_a_class_and_prints_the_table(tmp_path):
         for student, score in scores.items():
             assert any(r[0] == student and float(r[-1]) == round(score, 2) for r in rows), student
         assert len({round(score, 6) for score in scores.values()}) > 1, "a class mixes right and wrong answers"
+        # The class came in through Canvas: its archive, imported by `autograder collect`, is where
+        # submitted/ comes from, and the reconciliation lists every student as imported.
+        assert (course / "lms_downloads" / f"{assignment}_submissions.zip").is_file()
+        reconciled = list(csv.DictReader((course / "exports" / f"collect_{assignment}.csv").open()))
+        assert sorted(row["student"] for row in reconciled if row["status"] == "imported") == sorted(scores)
         report = (course / "reports" / f"{assignment}.html").read_text()
         assert "data:image/png;base64," in report
         assert len(list((course / "feedback").glob(f"*/{assignment}/{assignment}.html"))) == 10

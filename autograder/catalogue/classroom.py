@@ -74,12 +74,13 @@ def plan_class(assignment: str, size: int, seed: int = 2026, prefix: str = "s") 
     return plan
 
 
-def write_class(course: Path, assignment: str, plan: list[Submission]) -> None:
-    """Each planned submission as nbgrader expects it: submitted/<student>/<assignment>/ with a timestamp."""
+def write_class(course: Path, assignment: str, plan: list[Submission], submitted: Path | None = None) -> None:
+    """Each planned submission as nbgrader expects it: submitted/<student>/<assignment>/ with a timestamp,
+    under the course's `submitted/` or the folder `submitted` names."""
     release = course / "release" / assignment
     exercises = set(solution_sources(assignment))
     for submission in plan:
-        folder = course / "submitted" / submission.student / assignment
+        folder = (submitted or course / "submitted") / submission.student / assignment
         if folder.exists():
             shutil.rmtree(folder)
         answers = [a for a in submission.answers if a.exercise in exercises]

@@ -12,7 +12,7 @@ from pathlib import Path
 from . import send
 from .exports import export
 from .gradebook import open_gradebook
-from .identity import load_people
+from .identity import Person, load_people
 from .roster import import_roster
 from .settings import FILENAME
 from .table import Table, write_atomic
@@ -22,10 +22,9 @@ FIRST_CANVAS_USER = 2001
 FIRST_CANVAS_ASSIGNMENT = 1001
 
 
-def synthetic_roster(course: Path) -> str:
-    """A plain roster giving each gradebook student made-up Canvas, SIS and LTI identities."""
-    with open_gradebook(course) as gradebook:
-        people = load_people(gradebook)
+def synthetic_roster(students: list[str]) -> str:
+    """A plain roster giving each student made-up Canvas, SIS and LTI identities."""
+    people = [Person(student) for student in students]
     header = ["id", "first_name", "last_name", "email", "lms_user_id", "sis_user_id", "login_id", "section",
               "lti_user_id"]
     rows = [
@@ -51,16 +50,33 @@ def sample_settings(assignments: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def demo_step(course: Path, assignments: list[str], out: Callable[[str], None] = print) -> list[Path]:
-    """Roster in, sample lms.toml (if none), exports/canvas.csv, and a dry-run push of the first assignment."""
-    course = Path(course)
-    written = []
+def roster_step(course: Path, students: list[str], out: Callable[[str], None] = print) -> Path:
+    """The class's roster, as an LMS would give it, imported into the gradebook (`autograder roster import`)."""
     roster = course / ROSTER_NAME
-    write_atomic(roster, synthetic_roster(course))
-    written.append(roster)
+    write_atomic(roster, synthetic_roster(students))
     with open_gradebook(course) as gradebook:
         result = import_roster(gradebook, roster, "plain")
     out(f"Imported {len(result.people)} students with LMS identities from {ROSTER_NAME}")
+    return roster
+
+
+def canvas_download(course: Path, assignment: str, submitted: Path, late: list[str]) -> Path:
+    """What Canvas's "Download Submissions" gives for `assignment`, built from a folder of submissions."""
+    from autograder.collect.canvas_archive import build_canvas_archive
+
+    with open_gradebook(course) as gradebook:
+        people = load_people(gradebook)
+    archive = course / "lms_downloads" / f"{assignment}_submissions.zip"
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    build_canvas_archive(submitted, assignment, people, archive, late=late)
+    return archive
+
+
+def demo_step(course: Path, assignments: list[str], out: Callable[[str], None] = print) -> list[Path]:
+    """Sample lms.toml (if none), exports/canvas.csv, and a dry-run push of the first assignment (the roster
+    came in before the submissions: `roster_step`)."""
+    course = Path(course)
+    written = [course / ROSTER_NAME]
     settings = course / FILENAME
     if not settings.exists():
         write_atomic(settings, sample_settings(assignments))
