@@ -311,6 +311,7 @@ class Request:
 class _Sent:
     request: Request
     drain: bool = False  # its reply is read and dropped: asked for and forgone, or passed over
+    passed_over: bool = False  # counted in `Sandbox.skipped`
 
 
 class Sandbox:
@@ -433,7 +434,7 @@ class Sandbox:
     def _pass_over(self, entry: _Sent) -> None:
         """An announced call the graders did not ask for (yet it ran): its reply is read and dropped."""
         if not entry.drain:
-            entry.drain = True
+            entry.drain = entry.passed_over = True
             self.skipped += 1
 
     def _drain(self, timeout: float) -> None:
@@ -444,6 +445,9 @@ class Sandbox:
             except SandboxDied:
                 return
             self._check_held(entry.request, header)
+            if entry.passed_over and header.get("expired"):
+                # It did not run (its cell's time was up when it came up): passing it over changed nothing.
+                self.skipped -= 1
 
     def _check_held(self, request: Request, header: dict) -> None:
         """A process that was sent a planned call by its key and does not hold it (never expected) did
