@@ -5,25 +5,29 @@ submission. Recorded once per process against the reference answers, those calls
 submission's process together with its cells (`Sandbox.announce`): it runs a whole notebook without
 waiting for the grader between calls, and the graders then find each answer already there. A grader that
 asks for a call not in the plan (one built from a wrong answer's output) makes the engine grade that
-notebook again, asking for each call when it is made.
+notebook again, asking for each call when it is made. The same holds for the calls of a grade cell's
+self-check run on the trusted side (`autograder.trustedcheck`), recorded against the same reference answers.
 """
 
 import functools
 import importlib
 import pkgutil
+from collections.abc import Callable
 from typing import Any
 
 from autograder.runner import run_exercise
 from autograder.sandbox.client import Request, call_request
 from autograder.student import NamespaceStudent
+from autograder.trustedcheck import TrustedChecks, parse
 
 
 class _Recorder:
-    """A `student` whose functions are the reference answers, noting each call's arguments."""
+    """A `student` whose functions are the reference answers, noting each call (`note` says how)."""
 
-    def __init__(self, namespace: dict[str, Any]) -> None:
+    def __init__(self, namespace: dict[str, Any], note: Callable[[str, tuple, dict], Any] | None = None) -> None:
         self._student = NamespaceStudent(namespace)
-        self.calls: list[tuple[str, tuple, dict]] = []
+        self._note = note or (lambda name, args, kwargs: (name, args, kwargs))
+        self.calls: list[Any] = []
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -31,7 +35,7 @@ class _Recorder:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             # The graders hand each call fresh copies, and the reference leaves them as they are.
-            self.calls.append((name, args, kwargs))
+            self.calls.append(self._note(name, args, kwargs))
             return getattr(self._student, name)(*args, **kwargs)
 
         return call
@@ -51,6 +55,28 @@ def planned_calls(assignment: str, exercise: str, group: str | None) -> tuple[Re
     (the grade cell), each packed once."""
     return tuple(call_request(name, args, kwargs, group, planned=True)
                  for name, args, kwargs in _recorded(assignment, exercise))
+
+
+@functools.lru_cache(maxsize=256)
+def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assignment: str, group: str | None
+                        ) -> tuple[Request, ...] | None:
+    """The calls the trusted run of a grade cell's visible part makes on a correct answer, tagged with `group`;
+    None when that part is not run on the trusted side: it is not a plain call of the instructor's modules
+    (`modules`: name, source) on names the reference answers define as functions, or it does not run there."""
+    calls = parse(visible)
+    sources = dict(modules)
+    if calls is None or any(call.module not in sources for call in calls):
+        return None
+    reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+    if not all(callable(getattr(reference, name, None)) for call in calls for name in call.names()):
+        return None
+    checks = TrustedChecks(sources)
+    # Encoded as each call is made, in case the check changes its arrays between calls.
+    recorder = _Recorder(vars(reference), lambda name, args, kwargs: call_request(
+        name, args, kwargs, group, planned=True, functions=checks.functions))
+    if checks.run(calls, recorder) is None:
+        return None
+    return tuple(recorder.calls)
 
 
 def prepare(assignment: str) -> None:

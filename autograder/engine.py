@@ -2,7 +2,8 @@
 
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
 a zygote can start: in a worker process of `autograder grade`, or on a Dask worker. The student's code
-runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`.
+runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`, and so
+does a grade cell's visible self-check, run here a second time (`autograder.trustedcheck`).
 Nothing here touches the gradebook or the course folder: `autograder.gradebook` applies the result.
 """
 
@@ -26,6 +27,7 @@ from autograder.sandbox.client import (
 )
 from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
+from autograder.trustedcheck import TrustedChecks, Verdict, parse
 
 
 @dataclass
@@ -179,6 +181,7 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
                 cells.append([cell.source, _display(cell), f"<cell {count}>"])
             if cell.kind == "test" and cell.exercise is not None:
                 calls += planned_calls(cell.assignment, cell.exercise, cell.grade_id)
+                calls += _check_plan(job, cell) or ()
     # Students' cells are transformed in the sandbox: its transformer is imported once, in the zygote.
     transformed = any(c.ipython and syntax.needs_transform(c.source) for c in notebook.cells)
     imports = job.preload + [syntax.MODULE] * transformed
@@ -187,6 +190,7 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
 
 @dataclass
 class _NotebookRun:
+    checks: TrustedChecks  # the instructor's modules, loaded for this run's trusted self-checks
     outputs: list[list[dict[str, Any]]] = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -205,8 +209,19 @@ def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
             requests.append(run)
             continue
         calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
-        requests += [*calls, run] if cell.graders_first else [run, *calls]
+        checks = _check_plan(job, cell) or ()  # the trusted self-check: right after the cell, as in the kernel
+        requests += [*calls, run, *checks] if cell.graders_first else [run, *checks, *calls]
     return requests
+
+
+def _check_plan(job: Job, cell: CellJob) -> tuple[Request, ...] | None:
+    """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
+    (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
+    from autograder.callplan import planned_check_calls
+
+    if cell.kind != "test" or cell.exercise is None:
+        return None
+    return planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id)
 
 
 def _display(cell: CellJob) -> bool:
@@ -217,7 +232,7 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
                   pipelined: bool) -> _NotebookRun:
     from autograder.runner import run_exercise  # the graders live only on this, trusted, side
 
-    run = _NotebookRun()
+    run = _NotebookRun(TrustedChecks(job.modules))
     if pipelined:
         sandbox.announce(_requests(job, notebook))
     count = 0
@@ -285,12 +300,16 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
             cell_out.append(_result(reply["result"], count))
         return
     run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count, run_exercise,
-                                      early))
+                                      run.checks, early))
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, run_exercise: Any, exercise: Any = None) -> CellResult:
-    if reply["error"]:
+                     job: Job, count: int, run_exercise: Any, checks: TrustedChecks,
+                     exercise: Any = None) -> CellResult:
+    # Run on the trusted side whatever the sandbox's run said: its calls were sent ahead, and calls passed
+    # over in a cell that hit a limit (a check that hung) would make the notebook regrade.
+    verdict = _trusted_check(job, cell, sandbox, cell_deadline, checks)
+    if reply["error"]:  # the student's run of the check failed: that error is the one shown
         error = reply["error"]
         return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
     stderr = "".join(o["text"] for o in cell_out if o.get("name") == "stderr")
@@ -300,6 +319,12 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
             cell_out.append(_result(reply["result"], count))
         return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
                           f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
+    if verdict is not None and not verdict.passed:
+        # Failed here, passed in the sandbox: the score is 0, as when it fails there; in the visible-first
+        # order the kernel would have stopped at the check, so the graders do not run.
+        cell_out += _trusted_failure(verdict, cell_out)
+        ename, evalue = verdict.error or ("Error", "")
+        return CellResult(cell.grade_id, cell.points, 0.0, f"{ename}: {evalue}"[:2000], exercise)
     if exercise is None:
         exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
         cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
@@ -313,6 +338,27 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if not sandbox.dead:
         cell_out.append(_result(repr(score), count))
     return CellResult(cell.grade_id, cell.points, score, problem, exercise)
+
+
+def _trusted_check(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float,
+                   checks: TrustedChecks) -> Verdict | None:
+    plan = _check_plan(job, cell)
+    if plan is None:
+        return None
+    student = RemoteStudent(sandbox, cell_deadline, cell.grade_id, checks.functions)
+    return checks.run(parse(cell.source), student)
+
+
+def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the trusted run printed that the student's run of the check did not, and its error, said to
+    come from the grader's run (the student's run of the same check passed)."""
+    shown = "".join(o.get("text", "") for o in cell_out if o.get("output_type") == "stream")
+    printed = verdict.printed if verdict.printed.strip() and verdict.printed not in shown else ""
+    ename, evalue = verdict.error or ("Error", "")
+    note = ("The grader ran this self-check again on your functions, outside your notebook's process, and "
+            "it failed there: the cell scores 0.")
+    return ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + [
+        {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [note, f"{ename}: {evalue}"]}]
 
 
 def _partial(text: str | None, points: float) -> float:

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,9 @@ MAX_CONTROL_MESSAGE = 100_000  # one SOCK_SEQPACKET message to the zygote (its b
 MAX_PRELOADED = 10_000  # planned calls a zygote holds; past that, calls are sent in full
 GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
 FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
-_FUNCTION_NAMES = {id(f): name for name, f in ACTIVATIONS.items()}
+# id(function) -> the name it crosses the wire as: the activations by default; a caller may add others
+# (`autograder.trustedcheck`: an instructor module's functions, as "module:function").
+FUNCTION_NAMES: Mapping[int, str] = {id(f): name for name, f in ACTIVATIONS.items()}
 
 
 class SandboxError(Exception):
@@ -311,6 +314,7 @@ class Request:
 class _Sent:
     request: Request
     drain: bool = False  # its reply is read and dropped: asked for and forgone, or passed over
+    passed_over: bool = False  # counted in `Sandbox.skipped`
 
 
 class Sandbox:
@@ -439,7 +443,7 @@ class Sandbox:
     def _pass_over(self, entry: _Sent) -> None:
         """An announced call the graders did not ask for (yet it ran): its reply is read and dropped."""
         if not entry.drain:
-            entry.drain = True
+            entry.drain = entry.passed_over = True
             self.skipped += 1
 
     def _drain(self, timeout: float) -> None:
@@ -450,6 +454,9 @@ class Sandbox:
             except SandboxDied:
                 return
             self._check_held(entry.request, header)
+            if entry.passed_over and header.get("expired"):
+                # It did not run (its cell's time was up when it came up): passing it over changed nothing.
+                self.skipped -= 1
 
     def _check_held(self, request: Request, header: dict) -> None:
         """A process that was sent a planned call by its key and does not hold it (never expected) did
@@ -497,8 +504,8 @@ class Sandbox:
         header, _ = self.request(cell_request(source, display, group, ipython), timeout=timeout)
         return _checked_cell_reply(header, self)
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None
-             ) -> tuple[Any, list, list]:
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
+             functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
         # The graders nearly always ask for the next call sent ahead: recognised as such, it needs no
         # encoding (~20 us a call). It is the first `_claim` could pick, so claiming it is what `_claim`
         # would do with the encoded request.
@@ -506,7 +513,7 @@ class Sandbox:
         if upcoming is not None and upcoming.matches(name, args, kwargs, group):
             request = upcoming
         else:
-            request = call_request(name, args, kwargs, group)
+            request = call_request(name, args, kwargs, group, functions=functions)
         if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
             if self.sent and not self.dead:
                 self._claim(request.header, request.buffers, forgo=True)
@@ -562,16 +569,28 @@ def cell_request(source: str, display: bool, group: str | None, ipython: bool = 
     return Request({**header, "ipython": True} if ipython else header)
 
 
-def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False) -> Request:
+def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False,
+                 functions: Mapping[int, str] = FUNCTION_NAMES) -> Request:
     """`planned`: the request is sent ahead to many submissions, and its pattern is kept to recognise the
-    graders' calls by."""
+    graders' calls by. `functions`: the functions that may cross, by id, with the name each crosses as."""
     try:  # one walk, so args' and kwargs' arrays share one list of buffers
-        (args_tree, kwargs_tree), buffers = wire.encode([list(args), kwargs], _FUNCTION_NAMES, strict=True)
+        (args_tree, kwargs_tree), buffers = wire.encode([list(args), kwargs], functions, strict=True)
     except wire.WireError as exc:
         raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {exc}") from None
+    # A zygote decodes the planned calls it holds knowing only the activations (it has no instructor
+    # module loaded): a call naming any other function is sent in full, for the child to resolve.
+    held = planned and (functions is FUNCTION_NAMES or not _names_other_functions([args, kwargs], functions))
     return Request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree, "group": group},
                    buffers, pattern=_Pattern.of(args, kwargs) if planned else None,
-                   key=next(_KEYS) if planned else None)
+                   key=next(_KEYS) if held else None)
+
+
+def _names_other_functions(value: Any, functions: Mapping[int, str]) -> bool:
+    if isinstance(value, list | tuple):
+        return any(_names_other_functions(item, functions) for item in value)
+    if isinstance(value, dict):
+        return any(_names_other_functions(item, functions) for item in value.values())
+    return id(value) in functions and id(value) not in FUNCTION_NAMES
 
 
 _KEYS = itertools.count()
@@ -622,7 +641,7 @@ def _pattern_item(value: Any) -> tuple:
         return kind, value.hex()  # the sign of a zero and NaN included, as the wire says them
     if kind is int or kind is bool or kind is str or value is None:
         return kind, value
-    if id(value) in _FUNCTION_NAMES:
+    if id(value) in FUNCTION_NAMES:
         return _FUNCTION, value
     raise _Unlike()
 
@@ -734,10 +753,13 @@ class RemoteStudent:
     time budget; once it is spent, further calls fail at once instead of each waiting its own timeout.
     `group` names the cell, so that calls sent ahead for it can be told from other cells' calls."""
 
-    def __init__(self, sandbox: Sandbox, deadline: float, group: str | None = None) -> None:
+    def __init__(self, sandbox: Sandbox, deadline: float, group: str | None = None,
+                 functions: Mapping[int, str] = FUNCTION_NAMES) -> None:
+        """`functions`: the functions its calls may pass, with the name each crosses as."""
         self._sandbox = sandbox
         self._deadline = deadline
         self._group = group
+        self._functions = functions
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -745,7 +767,8 @@ class RemoteStudent:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             remaining = self._deadline - time.monotonic()
-            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining, self._group)
+            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining, self._group,
+                                                                     self._functions)
             for index, new in changed_args if isinstance(changed_args, list) else []:
                 if isinstance(index, int) and 0 <= index < len(args):
                     copy_back(args[index], new)

@@ -23,6 +23,12 @@ H_PREV = np.ones((2, 1), dtype=int)
 X_T = np.full((3, 1), 9)
 
 
+def identity(z):
+    # A named function, not a lambda: the grader runs these checks again outside your notebook, and a
+    # function reaches your code from there only by its name in this module.
+    return z
+
+
 def _call(function, *args, **kwargs):
     # Overflow warnings are not mistakes, and a debug print to stderr must not fail the cell.
     with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
@@ -94,7 +100,7 @@ def check_sigmoid(sigmoid):
 def check_hidden_state(hidden_state):
     b_h = np.zeros((3, 1))
     for formula in (1, 2):
-        got = _call(hidden_state, W_HH, W_HX, H_PREV, X_T, b_h, formula=formula, g=lambda z: z)
+        got = _call(hidden_state, W_HH, W_HX, H_PREV, X_T, b_h, formula=formula, g=identity)
         _expect(f"hidden_state(..., formula={formula}, g=identity)", got, np.full((3, 1), 245.0),
                 "With b_h = 0 and g(z) = z you should get formula 1 or 2 unchanged.")
     got = _call(hidden_state, W_HH, W_HX, H_PREV, X_T, np.full((3, 1), -245.0))
