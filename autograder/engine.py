@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from autograder.alone import judge_alone
 from autograder.results import CellResult, SubmissionResult
 from autograder.sandbox import syntax
 from autograder.sandbox.client import (
@@ -145,6 +146,8 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
             limits_hit |= sandbox.limits_hit
             output_left = sandbox.output_left
             break
+        judged = judge_alone(job, notebook, run, zygote, deadline)
+        notes += [f"{grade_id}: judged on its own" for grade_id in judged]
         result.cells += run.cells
         notes += run.notes
         outcome.outputs[notebook.name] = run.outputs
@@ -269,6 +272,16 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
         # before it with it, which only a call-by-call run can tell apart.
         raise PlanMismatch(f"the process died: {sandbox.dead}")
     return run
+
+
+def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
+                 ) -> tuple[CellResult | None, list[dict[str, Any]]]:
+    """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
+    from autograder.runner import run_exercise
+
+    run = _NotebookRun(TrustedChecks(job.modules))
+    _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
+    return (run.cells[0] if run.cells else None), run.outputs[0]
 
 
 def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun,

@@ -135,7 +135,9 @@ def test_memory_is_limited_for_all_a_submission_starts(graded):
     got = scores(course)["fork_memory"]
     assert {cell for cell, score in got.items() if score < FULL[cell]} == {"test_hidden_state"}, got
     record = result(course, "fork_memory")
-    assert "memory" in record["limits_hit"] and "1024 MB of memory" in record["message"], record
+    # Named either way it was stopped: the cgroup's out-of-memory kill as the zygote saw it, or the kill as the
+    # grader saw the process end (which of the two comes first depends on the host's timing).
+    assert "memory" in record["limits_hit"] and "1024 MB" in record["message"], record
     assert drop_mb < 2000, f"the host's available memory fell by {drop_mb} MB"  # 3 GB without the limit
 
 

@@ -329,6 +329,10 @@ class Sandbox:
                  preloaded: frozenset[int] = frozenset()) -> None:
         self.zygote, self.sock, self.pid, self.pidfd, self.limits = zygote, sock, pid, pidfd, limits
         self.preloaded = preloaded  # the planned calls this process inherited, by key
+        # Judging an exercise on its own (`autograder.dependencies`): these functions of the student's are
+        # replaced while each request runs, and `answers` answers their calls (only ever call by call).
+        self.replace: list[str] = []
+        self.answers: Any = None
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
@@ -380,22 +384,28 @@ class Sandbox:
         del self.outbox[:sent]
 
     def _reply(self, timeout: float) -> tuple[dict, list[bytes]]:
-        """The next reply in order, with the interrupt-then-kill escalation when it does not come."""
+        """The next reply in order, with the interrupt-then-kill escalation when it does not come. Calls
+        of replaced functions that come first (see `answers`) are answered on the way, on the same time."""
         if self.dead:
             raise self.dead
-        timeout = max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
+        end = time.monotonic() + max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
         try:
-            if not self._pump(timeout, whole=False):
-                self.limits_hit.add("time")
-                self.incidents += 1
-                self._signal(signal.SIGINT)
-                if not self._pump(GRACE_SECONDS, whole=False):
-                    self.kill()
-                    self._died(f"stopped after {timeout:g} s: it did not finish in time and ignored the interrupt",
-                               "time")
-            if not self._pump(FRAME_SECONDS, whole=True):
-                raise TimeoutError("a reply stopped half way")
-            return self.reader.take()
+            while True:
+                if not self._pump(end - time.monotonic(), whole=False):
+                    self.limits_hit.add("time")
+                    self.incidents += 1
+                    self._signal(signal.SIGINT)
+                    if not self._pump(GRACE_SECONDS, whole=False):
+                        self.kill()
+                        self._died(f"stopped after {timeout:g} s: it did not finish in time and ignored the "
+                                   "interrupt", "time")
+                    end = time.monotonic() + GRACE_SECONDS  # what the interrupted code sends before its reply
+                if not self._pump(FRAME_SECONDS, whole=True):
+                    raise TimeoutError("a reply stopped half way")
+                header, buffers = self.reader.take()
+                if "callback" not in header or self.answers is None:
+                    return header, buffers
+                self._answer(header, buffers)
         except (EOFError, BrokenPipeError, ConnectionResetError):
             self._died("the submission's process ended", "crash")
         except wire.TooBig as exc:
@@ -406,6 +416,18 @@ class Sandbox:
             self.kill()
             self._died(f"the submission's process sent something unreadable ({exc})", "crash")
         raise AssertionError("unreachable")
+
+    def _answer(self, header: dict, buffers: list[bytes]) -> None:
+        """A replaced function's call, from the student's code: answered from `answers`, or refused."""
+        name = str(header.get("callback"))
+        try:
+            args, kwargs = wire.decode(header.get("args"), buffers)
+            tree, out = wire.encode(self.answers.answer(name, tuple(args), dict(kwargs)), strict=True)
+            reply = wire.pack({"value": tree}, out)
+        except (LookupError, wire.WireError, TypeError, ValueError) as exc:
+            reply = wire.pack({"error": str(exc)[:1000]})
+        self.outbox += reply
+        self._send_some()
 
     def announce(self, requests: list[Request]) -> None:
         """Send these requests now, before they are asked for, in the order they will be."""
@@ -501,7 +523,10 @@ class Sandbox:
 
     def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None,
                  ipython: bool = False) -> dict[str, Any]:
-        header, _ = self.request(cell_request(source, display, group, ipython), timeout=timeout)
+        request = cell_request(source, display, group, ipython)
+        if self.replace:
+            request.header["replace"] = self.replace
+        header, _ = self.request(request, timeout=timeout)
         return _checked_cell_reply(header, self)
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
@@ -514,6 +539,8 @@ class Sandbox:
             request = upcoming
         else:
             request = call_request(name, args, kwargs, group, functions=functions)
+            if self.replace:
+                request.header["replace"] = self.replace
         if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
             if self.sent and not self.dead:
                 self._claim(request.header, request.buffers, forgo=True)
