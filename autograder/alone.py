@@ -52,15 +52,19 @@ def _grade_alone(job: Any, notebook: Any, index: int, cell: Any, broken: list[st
             if earlier.kind == "code":
                 sandbox.run_cell(earlier.source, min(job.limits.cell_seconds, deadline - time.monotonic()),
                                  display=False, ipython=earlier.ipython)
-        sandbox.replace = broken
-        sandbox.answers = Answers(cell.assignment, cell.exercise, cell.source, tuple(sorted(job.modules.items())))
+        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment)
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
-        result, outputs = run_one_cell(job, cell, sandbox, cell_deadline, count + 1)
+        result, _ = run_one_cell(job, cell, sandbox, cell_deadline, count + 1)
     except SandboxDied:
         return None
     finally:
         sandbox.close()
     if sandbox.dead or result is None:
         return None
-    note = {"output_type": "stream", "name": "stdout", "text": alone_note(cell.exercise, broken) + "\n"}
-    return result, [note, *outputs]
+    # Only the grader's verdict is shown of this run: what the student's process printed in it is not (its
+    # functions were answered by the reference there).
+    verdict = result.exercise.feedback() if result.exercise else f"the self-check failed: {result.visible_error}"
+    text = f"{alone_note(cell.exercise, broken)}\n{verdict}\n"
+    return result, [{"output_type": "stream", "name": "stdout", "text": text},
+                    {"output_type": "execute_result", "execution_count": count + 1,
+                     "data": {"text/plain": repr(result.score)}, "metadata": {}}]

@@ -11,18 +11,13 @@ and keeps the better result; the stand-ins stay in place for the rest of the cel
 self-check after the graders sees what they saw.
 """
 
-import sys
 from collections.abc import MutableMapping
-from pathlib import Path
 from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
-from autograder.notebook import visible_part
 from autograder.runner import run_exercise
 from autograder.sandbox.standins import Replaced
-from autograder.sandbox.syntax import python_source
 from autograder.student import NamespaceStudent
-from autograder.trustedcheck import parse
 
 GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, points) of each cell graded
 
@@ -33,7 +28,7 @@ def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -
     broken = [name for name in lost(graded) if name != exercise and callable(namespace.get(name))]
     note = ""
     if result.score < result.max_score and broken and callable(namespace.get(exercise)):
-        answers = Answers(assignment, exercise, *_this_cells_check())
+        answers = Answers(assignment)
         swap = Replaced(namespace, {name: answers.stand_in(name) for name in broken})
         alone = run_exercise(assignment, exercise, NamespaceStudent(namespace))
         if alone.score > result.score:
@@ -53,22 +48,6 @@ def _shell() -> Any:
     except ImportError:
         return None
     return get_ipython()
-
-
-def _this_cells_check() -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The visible part of the grade cell being run (its self-check) and the source of the instructor's
-    modules it calls, for the stand-ins to answer the self-check's calls too; empty outside a kernel."""
-    shell = _shell()
-    cells = shell.user_ns.get("In") if shell is not None else None
-    if not cells:
-        return "", ()
-    visible = python_source(visible_part(cells[-1]))
-    modules = {}
-    for call in parse(visible) or ():
-        path = getattr(sys.modules.get(call.module), "__file__", None)
-        if path and call.module not in modules:
-            modules[call.module] = Path(path).read_text(encoding="utf-8")
-    return visible, tuple(sorted(modules.items()))
 
 
 def _undo_after_cell(swap: Replaced) -> None:

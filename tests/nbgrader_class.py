@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from autograder.catalogue import Answer, correct_answers, write_submission, wrong_answers
+from autograder.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
 from autograder.course import nbgrader, new_course
 from autograder.notebook import grade_id
 
@@ -22,7 +22,7 @@ SHARDS = 3
 @dataclass
 class GradedClass:
     assignment: str
-    answers: dict[str, Answer | None] = field(default_factory=dict)  # student -> answer (None: no change)
+    answers: dict[str, tuple[Answer, ...]] = field(default_factory=dict)  # student -> answers (none: as released)
     courses: dict[str, Path] = field(default_factory=dict)  # student -> the shard that graded them
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # student -> grade_id -> score
 
@@ -52,12 +52,15 @@ def submit(course: Path, assignment: str, student: str, answers: list[Answer], b
     shutil.copy(course / "release" / assignment / "selfcheck.py", folder)
 
 
-def student_ids(assignment: str) -> dict[str, Answer | None]:
-    """`solution` and `blank`, then one student per catalogue answer."""
-    students: dict[str, Answer | None] = {"solution": None, "blank": None}
+def student_ids(assignment: str) -> dict[str, tuple[Answer, ...]]:
+    """`solution` and `blank`, then one student per catalogue answer (c: correct, w: wrong), then one per
+    combination of a correct answer on a wrong one it calls (x: `combined_answers`)."""
+    students: dict[str, tuple[Answer, ...]] = {"solution": (), "blank": ()}
     for prefix, answers in (("c", correct_answers(assignment)), ("w", wrong_answers(assignment))):
         for index, answer in enumerate(answers):
-            students[f"{prefix}{index:03d}"] = answer
+            students[f"{prefix}{index:03d}"] = (answer,)
+    for index, answers in enumerate(combined_answers(assignment)):
+        students[f"x{index:03d}"] = answers
     return students
 
 
@@ -70,8 +73,7 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
         course = new_course(root / f"shard{index}", (assignment,))
         nbgrader(course, "generate_assignment", assignment, "--force")
         for student in shards[index]:
-            answer = graded.answers[student]
-            submit(course, assignment, student, [answer] if answer else [], blank=student == "blank")
+            submit(course, assignment, student, list(graded.answers[student]), blank=student == "blank")
             graded.courses[student] = course
         nbgrader(course, "autograde", assignment, check=False)
         # nbgrader reports a student it could not grade (a kernel that died or did not start in time on a

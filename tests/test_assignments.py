@@ -81,8 +81,9 @@ def test_every_correct_alternative_scores_full_marks(assignment, graded_classes)
     answers = correct_answers(assignment)
     assert len(answers) >= 2 * len(solution_sources(assignment)), "at least two alternatives per function"
     failures = []
-    for student, answer in graded.answers.items():
-        if answer is not None and student.startswith("c"):
+    for student, answers in graded.answers.items():
+        if student.startswith("c"):
+            (answer,) = answers
             cell = f"test_{answer.exercise}"
             if graded.scores[student][cell] != max_score(assignment, answer.exercise):
                 failures.append(f"{answer.label}: {graded.cell_output(student, cell)[:600]}")
@@ -93,15 +94,43 @@ def test_every_wrong_answer_loses_points_and_its_feedback_names_the_mistake(assi
     graded = graded_classes[assignment]
     assert wrong_answers(assignment)
     failures = []
-    for student, answer in graded.answers.items():
-        if answer is None or not student.startswith("w"):
+    for student, answers in graded.answers.items():
+        if not student.startswith("w"):
             continue
+        (answer,) = answers
         cell = f"test_{answer.exercise}"
         if graded.scores[student][cell] >= max_score(assignment, answer.exercise):
             failures.append(f"{answer.label}: full marks for a wrong answer")
         elif answer.hint and f"hint [{answer.hint}]" not in graded.feedback_html(student):
             failures.append(f"{answer.label}: feedback lacks hint [{answer.hint}]:\n"
                             f"{graded.cell_output(student, cell)[:800]}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_one_mistake_costs_points_once(assignment, graded_classes):
+    """Through nbgrader autograde (the equivalence test holds `autograder grade` to the same scores): a
+    wrong answer loses points in its own exercise only, and a correct answer built on a wrong one it calls
+    keeps full marks, its feedback saying it was judged on its own."""
+    graded = graded_classes[assignment]
+    assert any(student.startswith("x") for student in graded.answers), "the catalogue has combinations"
+    failures = []
+    for student, answers in graded.answers.items():
+        if not student.startswith(("w", "x")):
+            continue
+        wrong = {answers[0].exercise}
+        for cell, score in graded.scores[student].items():
+            exercise = cell.removeprefix("test_")
+            full = max_score(assignment, exercise)
+            if exercise in wrong and score >= full:
+                failures.append(f"{student} {[a.label for a in answers]}: full marks in {exercise}")
+            elif exercise not in wrong and score != full:
+                failures.append(f"{student} {[a.label for a in answers]}: {exercise} {score}/{full}:\n"
+                                f"{graded.cell_output(student, cell)[:600]}")
+        if student.startswith("x"):
+            dependent = f"test_{answers[1].exercise}"
+            if "was judged on its own" not in graded.cell_output(student, dependent) and \
+                    graded.scores["solution"] == graded.scores[student]:
+                failures.append(f"{student}: no note that {answers[1].exercise} was judged on its own")
     assert not failures, "\n\n".join(failures)
 
 

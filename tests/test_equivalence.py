@@ -17,8 +17,8 @@ def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
 
     course = new_course(root, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
-    for student, answer in student_ids(assignment).items():
-        submit(course, assignment, student, [answer] if answer else [], blank=student == "blank")
+    for student, answers in student_ids(assignment).items():
+        submit(course, assignment, student, list(answers), blank=student == "blank")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", assignment], cwd=course,
                           env=env, capture_output=True, text=True, timeout=900)

@@ -6,6 +6,7 @@ judged alone. Tests check that correct answers score full marks and wrong ones l
 hint named; the demo and the benchmark build classes from them.
 """
 
+import ast
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,26 @@ def correct_answers(assignment: str) -> list[Answer]:
 
 def wrong_answers(assignment: str) -> list[Answer]:
     return list(importlib.import_module(f"autograder.catalogue.{assignment}").WRONG)
+
+
+def combined_answers(assignment: str) -> list[tuple[Answer, ...]]:
+    """Submissions where one mistake could cost twice: each correct answer that calls another exercise's
+    function (by name, or as a default argument such as `g=sigmoid`) on top of a wrong answer to that
+    function (the first listed). The dependent exercise must keep full marks, the wrong one must not."""
+    exercises = set(solution_sources(assignment))
+    first_wrong: dict[str, Answer] = {}
+    for answer in wrong_answers(assignment):
+        first_wrong.setdefault(answer.exercise, answer)
+    combined = []
+    for answer in correct_answers(assignment):
+        for called in sorted(_names_used(answer.code) & (exercises - {answer.exercise})):
+            if called in first_wrong:
+                combined.append((first_wrong[called], answer))
+    return combined
+
+
+def _names_used(code: str) -> set[str]:
+    return {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
 
 
 def strip_solution_markers(source: str) -> str:
