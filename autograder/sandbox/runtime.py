@@ -457,9 +457,12 @@ def _snapshot(value: Any) -> Any:
 
 def _error_output(exc: BaseException) -> dict[str, Any]:
     try:
-        lines = traceback.format_exception(exc)
+        # An exception that renders itself (IPython's `_render_traceback_`, as the self-checks' do) is shown
+        # as a kernel shows it: its own lines, no traceback.
+        render = getattr(type(exc), "_render_traceback_", None)
+        lines = [str(line) for line in render(exc)] if render else traceback.format_exception(exc)
         evalue = str(exc)
-    except Exception:  # an exception whose str() raises: report its type only
+    except Exception:  # an exception whose str() or rendering raises: report its type only
         lines, evalue = [], ""
     # Drop the runtime's own frames: the student sees their cell's lines, as in a kernel.
     lines = [line for line in lines if "autograder/sandbox" not in line]

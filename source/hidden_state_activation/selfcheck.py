@@ -7,6 +7,7 @@ here is a good sign, not a grade: the graders try other shapes and values.
 
 import contextlib
 import sys
+import traceback
 import warnings
 
 import numpy as np
@@ -29,6 +30,14 @@ def identity(z):
     return z
 
 
+class SelfCheckFailed(AssertionError):
+    """A self-check that did not pass. In Jupyter its message is shown alone, without a traceback through this
+    file (IPython's `_render_traceback_`): the sentence says what is wrong and what to try."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\u2718 {line}" if index == 0 else line for index, line in enumerate(str(self).splitlines())]
+
+
 def _call(function, *args, **kwargs):
     # Overflow warnings are not mistakes, and a debug print to stderr must not fail the cell.
     with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
@@ -36,17 +45,25 @@ def _call(function, *args, **kwargs):
         try:
             return function(*args, **kwargs)
         except NotImplementedError:
-            raise AssertionError(f"{function.__name__} is not implemented yet: fill in its code region") from None
+            raise SelfCheckFailed(f"{function.__name__} is not implemented yet: fill in its code region") from None
+        except Exception as exc:  # said in one line, with the line of your code it came from
+            raise SelfCheckFailed(f"{function.__name__} raised {type(exc).__name__}: {exc}{_where(exc)}") from None
+
+
+def _where(exc):
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename != __file__ and "site-packages" not in frame.filename]
+    return f"\n  in your code, line {frames[-1].lineno}: {frames[-1].line}" if frames else ""
 
 
 def _expect(name, got, expected, advice=""):
     got_array = np.asarray(got) if got is not None else None
     if got_array is None:
-        raise AssertionError(f"{name} returned None: did you forget `return`?")
+        raise SelfCheckFailed(f"{name} returned None: did you forget `return`?")
     if got_array.shape != np.shape(expected):
-        raise AssertionError(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
+        raise SelfCheckFailed(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
     if not np.allclose(got_array, expected):
-        raise AssertionError(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
+        raise SelfCheckFailed(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
 
 
 def _passed(name):
@@ -93,7 +110,7 @@ def check_sigmoid(sigmoid):
             "sigmoid(z) = 1 / (1 + e^(-z)).")
     extreme = np.asarray(_call(sigmoid, np.array([-1000.0, 1000.0])), dtype=float)
     if not np.isfinite(extreme).all():
-        raise AssertionError(f"sigmoid([-1000, 1000]) gave {extreme}: it must stay finite (0 and 1).")
+        raise SelfCheckFailed(f"sigmoid([-1000, 1000]) gave {extreme}: it must stay finite (0 and 1).")
     _passed("sigmoid")
 
 

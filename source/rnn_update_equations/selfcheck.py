@@ -7,6 +7,7 @@ grade: the graders try other shapes, values and activation functions.
 
 import contextlib
 import sys
+import traceback
 import warnings
 
 import numpy as np
@@ -31,6 +32,14 @@ def identity(z):
     return z
 
 
+class SelfCheckFailed(AssertionError):
+    """A self-check that did not pass. In Jupyter its message is shown alone, without a traceback through this
+    file (IPython's `_render_traceback_`): the sentence says what is wrong and what to try."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\u2718 {line}" if index == 0 else line for index, line in enumerate(str(self).splitlines())]
+
+
 def _call(function, *args, **kwargs):
     # Overflow warnings are not mistakes, and a debug print to stderr must not fail the cell.
     with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
@@ -38,17 +47,25 @@ def _call(function, *args, **kwargs):
         try:
             return function(*args, **kwargs)
         except NotImplementedError:
-            raise AssertionError(f"{function.__name__} is not implemented yet: fill in its code region") from None
+            raise SelfCheckFailed(f"{function.__name__} is not implemented yet: fill in its code region") from None
+        except Exception as exc:  # said in one line, with the line of your code it came from
+            raise SelfCheckFailed(f"{function.__name__} raised {type(exc).__name__}: {exc}{_where(exc)}") from None
+
+
+def _where(exc):
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename != __file__ and "site-packages" not in frame.filename]
+    return f"\n  in your code, line {frames[-1].lineno}: {frames[-1].line}" if frames else ""
 
 
 def _expect(name, got, expected, advice=""):
     if got is None:
-        raise AssertionError(f"{name} returned None: did you forget `return`?")
+        raise SelfCheckFailed(f"{name} returned None: did you forget `return`?")
     got_array = np.asarray(got)
     if got_array.shape != np.shape(expected):
-        raise AssertionError(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
+        raise SelfCheckFailed(f"{name}: expected shape {np.shape(expected)}, got {got_array.shape}. {advice}")
     if not np.allclose(got_array, expected):
-        raise AssertionError(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
+        raise SelfCheckFailed(f"{name}: wrong values.\nexpected:\n{np.asarray(expected)}\ngot:\n{got_array}\n{advice}")
 
 
 def _passed(name):
@@ -115,7 +132,7 @@ NO_BIAS = np.zeros((1, 1), dtype=int)
 def check_rnn_forward(rnn_forward):
     result = _call(rnn_forward, XS, H0, ONE, ONE, NO_BIAS, 2 * ONE, ONE, phi=identity)
     if not isinstance(result, tuple | list) or len(result) != 2:
-        raise AssertionError(f"rnn_forward must return the tuple (hs, ys); got {type(result).__name__}")
+        raise SelfCheckFailed(f"rnn_forward must return the tuple (hs, ys); got {type(result).__name__}")
     hs, ys = result
     _expect("hs of the running-sum RNN", hs, np.array([[[1, 101]], [[3, 102]], [[6, 103]]]),
             "hs[t] is the state after reading xs[t], and each step reads the state the previous step made.")
@@ -128,7 +145,7 @@ def check_stacked_rnn_forward(stacked_rnn_forward):
     layer = {"W_xh": ONE, "W_hh": ONE, "b_h": NO_BIAS}
     result = _call(stacked_rnn_forward, XS[:, :, :1], [dict(layer), dict(layer)], phi=identity)
     if not isinstance(result, list | tuple) or len(result) != 2:
-        raise AssertionError("stacked_rnn_forward must return a list with one array per layer")
+        raise SelfCheckFailed("stacked_rnn_forward must return a list with one array per layer")
     _expect("layer 1 of two running-sum layers", result[0], np.array([[[1]], [[3]], [[6]]]),
             "Layer 1 reads xs and starts from zeros when h0s is None.")
     _expect("layer 2 of two running-sum layers", result[1], np.array([[[1]], [[4]], [[10]]]),
@@ -143,7 +160,7 @@ def check_stacked_rnn_forward(stacked_rnn_forward):
     result = _call(stacked_rnn_forward, XS.astype(float), layers)
     shapes = [np.shape(hs) for hs in result]
     if shapes != [(3, 2, 2), (3, 3, 2)]:
-        raise AssertionError(f"widths 2 and 3, T=3, m=2: expected shapes [(3, 2, 2), (3, 3, 2)], got {shapes}")
+        raise SelfCheckFailed(f"widths 2 and 3, T=3, m=2: expected shapes [(3, 2, 2), (3, 3, 2)], got {shapes}")
     _passed("stacked_rnn_forward")
 
 
