@@ -30,3 +30,22 @@ c.GenerateFeedback.preprocessors = [
     "autograder.feedback.ScoreSummary",
 ]
 
+
+# The formgrader's Autograde button grades through the sandboxed engine (autograder/formgrader.py). Scoped
+# to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
+c.NbGraderAPI.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.formgrader.QuietOverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.NbGraderAPI.Autograde.autograde_preprocessors = [
+    "autograder.formgrader.SandboxedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
