@@ -52,7 +52,9 @@ def _grade_alone(job: Any, notebook: Any, index: int, cell: Any, broken: list[st
             if earlier.kind == "code":
                 sandbox.run_cell(earlier.source, min(job.limits.cell_seconds, deadline - time.monotonic()),
                                  display=False, ipython=earlier.ipython)
-        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment)
+        from autograder.trustedcheck import TrustedChecks
+
+        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(job.modules))
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
         result, _ = run_one_cell(job, cell, sandbox, cell_deadline, count + 1)
     except SandboxDied:

@@ -24,8 +24,23 @@ from typing import Any
 class Answers:
     """The reference answers of an assignment, answering calls of the student's functions they replace."""
 
-    def __init__(self, assignment: str) -> None:
+    def __init__(self, assignment: str, modules: Any = None) -> None:
+        """`modules`: the instructor's modules as the trusted self-checks load them (`TrustedChecks`), for
+        their functions that the student's code passes along (`g=selfcheck.identity`)."""
         self.reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+        self.modules = modules
+
+    def function(self, name: str) -> Any:
+        """A function that crossed by name: an activation, or "module:function" of an instructor's module."""
+        from autograder.activations import ACTIVATIONS
+
+        if name in ACTIVATIONS:
+            return ACTIVATIONS[name]
+        module_name, _, attribute = name.partition(":")
+        module = self.modules.module(module_name) if self.modules is not None and attribute else None
+        if module is None or not callable(getattr(module, attribute, None)):
+            raise LookupError(f"unknown function {name!r}")
+        return getattr(module, attribute)
 
     def answer(self, name: str, args: tuple, kwargs: dict) -> Any:
         function = getattr(self.reference, name, None)

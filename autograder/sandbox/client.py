@@ -421,7 +421,7 @@ class Sandbox:
         """A replaced function's call, from the student's code: answered from `answers`, or refused."""
         name = str(header.get("callback"))
         try:
-            args, kwargs = wire.decode(header.get("args"), buffers)
+            args, kwargs = wire.decode(header.get("args"), buffers, self.answers.function)
             tree, out = wire.encode(self.answers.answer(name, tuple(args), dict(kwargs)), strict=True)
             reply = wire.pack({"value": tree}, out)
         except (LookupError, wire.WireError, TypeError, ValueError) as exc:

@@ -17,6 +17,7 @@ import signal
 import socket
 import sys
 import traceback
+import types
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ from autograder.sandbox.standins import Replaced
 from autograder.student import describe_exception
 
 MAX_TRACEBACK_LINES = 60
+# How functions cross back to the grader: by name (NumPy's own tanh as the activation of that name).
+_ACTIVATION_NAMES = {**{id(function): name for name, function in ACTIVATIONS.items()}, id(np.tanh): "tanh"}
 MAX_REPR = 10_000
 
 
@@ -312,7 +315,7 @@ class Runtime:
 
     def _asks_grader(self, name: str) -> Any:
         def answered(*args: Any, **kwargs: Any) -> Any:
-            tree, buffers = wire.encode([list(args), kwargs], strict=True)
+            tree, buffers = wire.encode([list(args), kwargs], self._crossing_names(), strict=True)
             self._flush()
             self.sock.sendall(wire.pack({"callback": name, "args": tree}, buffers))
             header, buffers = self.reader.recv()
@@ -374,6 +377,17 @@ class Runtime:
         except Exception as exc:  # e.g. a function named by the grader that this process deleted
             return False, wire.pack({"error": f"{name} could not be called: {type(exc).__name__}: {exc}"[:1000]})
         return self.run_call(name, args, kwargs)
+
+    def _crossing_names(self) -> dict[int, str]:
+        """The functions this process may pass to the grader, by id: the activations, and the instructor's
+        modules' own functions as "module:function" (`function` resolves them on the way in)."""
+        names = dict(_ACTIVATION_NAMES)
+        for module_name in self.instructor_modules:
+            module = sys.modules.get(module_name)
+            for attribute, value in vars(module).items() if module else ():
+                if isinstance(value, types.FunctionType) and value.__module__ == module_name:
+                    names[id(value)] = f"{module_name}:{attribute}"
+        return names
 
     def function(self, name: str) -> Any:
         """A function that crossed by name: an activation, or "module:function" of an instructor's module,
