@@ -1,7 +1,9 @@
 """A scratch course graded by the real `autograder grade` command, for the engine and attack tests."""
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +38,24 @@ def submit(course: Path, student: str, answers=(), *, edit=None, files: dict[str
     for name, text in (files or {}).items():
         (folder / name).write_text(text)
     return path
+
+
+def honest_and_blank(course: Path) -> None:
+    """The two students beside every hostile one: the reference solution, and the release as it came."""
+    submit(course, "honest")
+    blank = course / "submitted" / "blank" / ASSIGNMENT
+    blank.mkdir(parents=True)
+    shutil.copy(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", blank)
+
+
+def tree_digest(folder: Path) -> str:
+    """Names and contents of everything under `folder`: equal digests, byte-identical trees."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def add_cell(source: str, after: str | None = None):

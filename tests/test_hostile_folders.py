@@ -2,7 +2,6 @@
 student by the real `autograder grade`: each costs only its own student, with a one-line reason; the run
 exits 0, the others' scores are exact, and the instructor's files are untouched."""
 
-import hashlib
 import json
 import os
 import shutil
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.grading_course import ASSIGNMENT, grade, make_course, result, scores, submit
+from tests.grading_course import ASSIGNMENT, grade, honest_and_blank, make_course, result, scores, tree_digest
 
 FULL = 46.0
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
@@ -121,22 +120,10 @@ REFUSED = {
 }
 
 
-def _tree_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        digest.update(str(path.relative_to(folder)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def hostile_class(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("hostile"))
-    submit(course, "honest")
-    blank = course / "submitted" / "blank" / ASSIGNMENT
-    blank.mkdir(parents=True)
-    shutil.copy(course / "release" / ASSIGNMENT / NOTEBOOK, blank / NOTEBOOK)
+    honest_and_blank(course)
     for student, (make, _, _) in HOSTILE.items():
         make(_honest_copy(course, student))
     submitted = os.fsencode(course / "submitted")
@@ -154,7 +141,7 @@ def hostile_class(tmp_path_factory):
             os.makedirs(os.path.join(path, ASSIGNMENT.encode()))
             shutil.copy(course / "submitted" / "honest" / ASSIGNMENT / NOTEBOOK,
                         os.path.join(path, ASSIGNMENT.encode(), NOTEBOOK.encode()))
-    before = {name: _tree_digest(course / name) for name in ("source", "release")}
+    before = {name: tree_digest(course / name) for name in ("source", "release")}
     first = grade(course, timeout=300)
     second = grade(course, timeout=300)  # nothing new: the bad timestamps are read again, as "not newer"
     yield course, first, second, before
@@ -170,7 +157,7 @@ def test_the_run_goes_on(hostile_class):
     got = scores(course)
     assert sum(got["honest"].values()) == FULL
     assert sum(got["blank"].values()) == 0.0
-    assert {name: _tree_digest(course / name) for name in ("source", "release")} == before
+    assert {name: tree_digest(course / name) for name in ("source", "release")} == before
     assert sorted(p.name for p in (course / "autograded").iterdir()) == sorted(["honest", "blank", *HOSTILE])
     assert not (course / "autograded" / "honest" / ASSIGNMENT / "gradebook.db").exists()
 
@@ -210,4 +197,4 @@ def test_student_ids_on_the_command_line_are_plain_names(hostile_class):
         assert run.returncode == 1
         assert run.stderr.strip().count("\n") == 0 and "not a valid student id" in run.stderr
         assert "Traceback" not in run.stderr
-    assert {name: _tree_digest(course / name) for name in ("source", "release")} == before
+    assert {name: tree_digest(course / name) for name in ("source", "release")} == before

@@ -7,7 +7,6 @@ whole classes through the real `autograder grade` (the sandbox, the gradebook), 
 class of an honest student, a blank one and a few hostile ones.
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -17,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.grading_course import ASSIGNMENT, grade, make_course, scores, submit
+from tests.grading_course import ASSIGNMENT, grade, honest_and_blank, make_course, scores, tree_digest
 
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 FULL = 46.0
@@ -133,22 +132,10 @@ def _make_submission(folder: Path, honest: dict, spec) -> None:
     _make_entries(os.fsencode(folder), spec["entries"])
 
 
-def _digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        digest.update(str(path.relative_to(folder)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("hostile-template"))
-    submit(course, "honest")
-    blank = course / "submitted" / "blank" / ASSIGNMENT
-    blank.mkdir(parents=True)
-    shutil.copy(course / "release" / ASSIGNMENT / NOTEBOOK, blank / NOTEBOOK)
+    honest_and_blank(course)
     honest = json.loads((course / "submitted" / "honest" / ASSIGNMENT / NOTEBOOK).read_text())
     return course, honest
 
@@ -208,11 +195,11 @@ def test_a_class_with_hostile_students(template, tmp_path_factory, hostile):
             continue
         os.mkdir(os.path.join(submitted, name))
         _make_submission(Path(os.fsdecode(os.path.join(submitted, name, ASSIGNMENT.encode()))), honest, spec)
-    before = {name: _digest(course / name) for name in ("source", "release")}
+    before = {name: tree_digest(course / name) for name in ("source", "release")}
     run = grade(course, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Traceback" not in run.stdout + run.stderr
     got = scores(course)
     assert sum(got["honest"].values()) == FULL and sum(got["blank"].values()) == 0.0
-    assert {name: _digest(course / name) for name in ("source", "release")} == before
+    assert {name: tree_digest(course / name) for name in ("source", "release")} == before
     assert not any("\x1b" in line for line in run.stdout.splitlines())
