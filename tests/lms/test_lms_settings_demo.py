@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.lms.demo import demo_step
+from autograder.lms.demo import demo_step, roster_step
 from autograder.lms.errors import LmsError
 from autograder.lms.settings import load
 from tests.lms.conftest import HSA, RUE, Course
@@ -61,6 +61,7 @@ def test_secret_from_environment_then_file(tmp_path: Path, monkeypatch) -> None:
 
 def test_demo_step(course: Course, capsys) -> None:
     (course.root / "lms.toml").unlink()
+    roster_step(course.root, ["ada", "bob", "cyd", "dee"])  # the roster comes in before the submissions
     written = demo_step(course.root, [HSA, RUE])
     assert written == [course.root / "lms_roster.csv", course.root / "lms.toml",
                        course.root / "exports" / "canvas.csv"]
