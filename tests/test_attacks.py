@@ -204,8 +204,8 @@ def test_shadow_modules_are_ignored_but_kept_as_submitted(attacked):
 
 @pytest.mark.parametrize("name, lost, limit, words", [
     ("infinite_loop", set(), "time", "interrupted"),
-    # formula_1 and hidden_state call concat_weights too (in the reference solution), so they hang as well
-    ("hangs_when_called", {"test_concat_weights", "test_formula_1", "test_hidden_state"}, "time", "interrupted"),
+    # formula_1 and hidden_state call the hanging concat_weights: judged on their own, they keep their points.
+    ("hangs_when_called", {"test_concat_weights"}, "time", "interrupted"),
     ("sys_exit", set(), None, None),
     ("os_exit", {"test_hidden_state"}, "crash", "os._exit"),
     ("kills_parent", set(), None, None),  # its parent is out of reach; signals to itself as init are ignored
