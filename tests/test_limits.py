@@ -150,7 +150,11 @@ def test_a_value_that_cannot_cross_back_costs_its_own_check_only(graded, name):
     for cell in ("test_concat_state_input", "test_formula_2", "test_sigmoid"):
         assert got[cell] == FULL[cell], got
     record = result(course, f"bad_{name}")
-    assert "crash" not in record["limits_hit"] and "memory" not in record["limits_hit"], record
+    assert "crash" not in record["limits_hit"], record
+    # An endless iterable is a value the student's own formula_1 and hidden_state consume: they may fill their
+    # own sandbox's memory doing so (and are then judged on their own). Every finite value costs no memory.
+    if name != "endless_iter":
+        assert "memory" not in record["limits_hit"], record
 
 
 def test_a_cell_of_shell_lines_is_transformed_in_the_sandbox_on_its_own_time(graded):
