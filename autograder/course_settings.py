@@ -9,7 +9,6 @@ than it did when it read the file itself.
 
 import contextlib
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,8 @@ class CourseSettings:
     def gradebook_tables(self) -> set[str] | None:
         """The tables of the course's gradebook, read without creating or changing anything (nbgrader's
         `Gradebook` would create a missing one); None when an SQLite gradebook's file does not exist."""
+        import sqlite3
+
         from autograder.sources import sqlite_path
 
         path = sqlite_path(self.db_url)
