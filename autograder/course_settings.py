@@ -66,9 +66,20 @@ class CourseSettings:
                 return set(sqlalchemy.inspect(engine).get_table_names())
             finally:
                 engine.dispose()
-        except (sqlalchemy.exc.SQLAlchemyError, ImportError) as exc:
-            raise SettingsError(f"cannot open the gradebook {shown_url(self.db_url)}: "
-                                f"{' '.join(str(exc).split())[:200]}") from None
+        except Exception as exc:  # SQLAlchemy's and the driver's errors, a driver not installed, a bad URL
+            raise SettingsError(cannot_open(self.db_url, exc)) from None
+
+    def open_gradebook(self) -> Any:
+        """nbgrader's `Gradebook` on the course's database (which it creates the tables of, if missing)."""
+        from nbgrader.api import Gradebook
+
+        from autograder.course import tools_on_path
+
+        tools_on_path()  # nbgrader runs `alembic` to set up a new gradebook
+        try:
+            return Gradebook(self.db_url, course_id=self.course_id)
+        except Exception as exc:  # as in gradebook_tables: the server, the driver, the URL
+            raise SettingsError(cannot_open(self.db_url, exc)) from None
 
     def section(self, name: str) -> dict[str, Any]:
         """One class's settings (`c.Execute...` is the section "Execute"), empty when the file sets none."""
@@ -82,6 +93,16 @@ def shown_url(db_url: str) -> str:
     if not (sep and at and ":" in credentials):
         return db_url
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+
+
+def database_error(exc: BaseException) -> str:
+    """A database error in one line: the driver's own message (SQLAlchemy wraps it and appends a link)."""
+    exc = getattr(exc, "orig", None) or exc
+    return " ".join(str(exc).split())[:300]
+
+
+def cannot_open(db_url: str, exc: BaseException) -> str:
+    return f"cannot open the gradebook {shown_url(db_url)}: {database_error(exc)}"
 
 
 def read_course(folder: Path, required: bool = True) -> CourseSettings:

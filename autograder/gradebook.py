@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.assemble import SourceNotebook
-from autograder.course_settings import shown_url
+from autograder.course_settings import cannot_open, database_error
 from autograder.engine import Outcome
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
@@ -330,7 +330,7 @@ class _Database:
                 connection.cursor().execute(f"SET lock_timeout = {max(int(lock_seconds * 1000), 1)}")
                 connection.commit()
         except Exception as exc:  # SQLAlchemy's errors, the driver's own (raw connection), a driver not installed
-            raise GradebookError(f"cannot open the gradebook {shown_url(db_url)}: {_short(exc)}") from None
+            raise GradebookError(cannot_open(db_url, exc)) from None
         return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), gb.engine.dispose)
 
     def close(self) -> None:
@@ -378,7 +378,7 @@ _EPOCH = datetime(1970, 1, 1)
 
 
 def _short(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:200]
+    return database_error(exc)
 
 
 @dataclasses.dataclass

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from autograder.course import tools_on_path
 from autograder.course_settings import CONFIG_FILE, SettingsError, read_course, shown_url
 from autograder.sources import sqlite_path
 
@@ -105,17 +104,14 @@ def find_course(start: Path) -> Path:
 def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
     """The course's nbgrader Gradebook, closed on exit. `must_exist`: a missing gradebook is an error, not
     an empty one made (nbgrader's `Gradebook` creates the tables of a database that has none)."""
-    from nbgrader.api import Gradebook
-
     try:
         settings = read_course(course)
         if must_exist and not settings.gradebook_tables():
             where = sqlite_path(settings.db_url) or shown_url(settings.db_url)
             raise LmsError(f"{where}: no gradebook yet (run nbgrader autograde or `autograder roster import`)")
+        gradebook = settings.open_gradebook()
     except SettingsError as exc:
         raise LmsError(str(exc)) from None
-    tools_on_path()
-    gradebook = Gradebook(settings.db_url, course_id=settings.course_id)
     try:
         yield gradebook
     finally:

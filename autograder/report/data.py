@@ -167,7 +167,10 @@ def open_gradebook(settings: CourseSettings) -> Gradebook:
         raise ReportError(f"no {where.name} in {where.parent}: run this in the course folder after grading")
     if not {"submitted_assignment", "grade", "grade_cells"} <= tables:
         raise ReportError(f"{path or shown_url(settings.db_url)} is not an nbgrader gradebook (no grade tables)")
-    return Gradebook(settings.db_url, settings.course_id)
+    try:
+        return settings.open_gradebook()
+    except SettingsError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def _cell_order(settings: CourseSettings, assignment: str, notebook: str) -> dict[str, int]:
