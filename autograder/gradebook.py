@@ -19,6 +19,7 @@ rewritten to its style, times as `timestamp` and `interval` values). There as in
 one transaction, waiting at most `lock_seconds` for another program's locks.
 """
 
+import contextlib
 import dataclasses
 import fnmatch
 import json
@@ -104,13 +105,16 @@ class GradebookWriter:
         self._rows.clear()
         self._students = self._submissions = None  # they may name rows that were just rolled back
         self._writing = False
-        self.db.connection.rollback()
+        # A server that went away rolled back already; its error, not this one, is what the user reads.
+        with contextlib.suppress(*self.db.errors):
+            self.db.connection.rollback()
 
     def _end_reading(self) -> None:
         """Close the transaction a read opened (the DB-API opens one for any statement on a server), unless
         it holds writes: an idle open transaction would keep its locks, and its snapshot, until grading."""
         if not self._writing and not self._rows:
-            self.db.connection.rollback()
+            with contextlib.suppress(*self.db.errors):
+                self.db.connection.rollback()
 
     def _commit(self) -> None:
         self._flush()

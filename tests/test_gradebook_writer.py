@@ -207,3 +207,23 @@ def test_reading_leaves_no_transaction_open(submitted, tmp_path):
         holder.close()
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize("submitted", ["postgresql"], indirect=True)
+def test_a_server_that_goes_away_is_one_line_and_keeps_what_was_committed(submitted, tmp_path):
+    db_url = submitted.copy(tmp_path / "gone")
+    writer = GradebookWriter(db_url, "course")
+    try:
+        writer.add(outcome("first", {"test_concat_weights": 6.0}), DUE.isoformat(), {})
+        writer.commit()
+        with connect(db_url) as admin:  # the server ends the writer's session, as a restart would
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        with pytest.raises(GradebookError, match=r"^cannot write the gradebook: .*terminat") as caught:
+            writer.add(outcome("second", {"test_concat_weights": 6.0}), DUE.isoformat(), {})
+            writer.commit()
+        assert "\n" not in str(caught.value)
+    finally:
+        writer.close()
+    students = {row[0] for row in rows(db_url)["student"]}
+    assert "first" in students and "second" not in students
