@@ -18,14 +18,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# Headless Chromium (Debian's package) renders the class report in the tests; installed only when missing.
+# Debian's packages the tests need, installed only when missing: headless Chromium renders the class report;
+# a PostgreSQL server (binaries in /usr/lib/postgresql/<version>/bin) holds the gradebook in the tests that
+# run on a database server (tests/postgres.py starts its own, in a temporary folder).
 system-deps:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing=" chromium"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	        echo "make: installing chromium (apt-get)"; \
-	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	        echo "make: installing$$missing (apt-get)"; \
+	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	    else \
-	        echo "make: the report test needs Chromium: sudo apt-get install chromium" >&2; exit 1; \
+	        echo "make: the tests need$$missing: sudo apt-get install$$missing" >&2; exit 1; \
 	    fi; \
 	fi
 

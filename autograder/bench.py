@@ -158,7 +158,9 @@ def timed(command: list[str], cwd: Path, env: dict[str, str],
 def scores(course: Path, assignment: str) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+    from autograder.course_settings import read_course
+
+    with Gradebook(read_course(course).db_url) as gb:
         return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
                 for s in gb.assignment_submissions(assignment)}
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograder.assemble import AssemblyError, SourceNotebook, notebook_job, sanitise
+from autograder.course_settings import CONFIG_FILE, CourseSettings, SettingsError, read_course
 from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
 from autograder.notebook import NotebookError
 from autograder.results import SubmissionResult
@@ -59,40 +60,50 @@ class ClassError(Exception):
 
 @dataclass
 class Settings:
-    root: Path
-    course_id: str
-    db_url: str
-    coursedir: Any
+    """What grading reads from the course's settings."""
+
+    course: CourseSettings
     add_missing: bool
     ignore_pattern: str | None
     exclude_overwriting: dict[str, list[str]]
     limits: Limits
 
+    @property
+    def root(self) -> Path:
+        return self.course.root
+
+    @property
+    def course_id(self) -> str:
+        return self.course.course_id
+
+    @property
+    def db_url(self) -> str:
+        return self.course.db_url
+
+    @property
+    def coursedir(self) -> Any:
+        return self.course.coursedir
+
     def path(self, step: str, student: str, assignment: str) -> Path:
-        return Path(self.coursedir.format_path(getattr(self.coursedir, f"{step}_directory"), student, assignment))
+        return self.course.path(step, student, assignment)
 
 
 def load_settings(root: Path) -> Settings:
-    """nbgrader's own reading of `nbgrader_config.py` (traitlets), without importing nbgrader's apps."""
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
-
+    """The course's settings (`course_settings.read_course`) that grading uses; `root` is the folder the
+    command runs in, which the sandbox hides from students: the course must be there."""
     try:
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    except ConfigFileNotFound:
-        raise ClassError(f"no nbgrader_config.py in {root}: run this in the course folder") from None
-    except Exception as exc:  # the config is Python: anything can go wrong in it
-        raise ClassError(f"cannot read {root / 'nbgrader_config.py'}: {type(exc).__name__}: {exc}") from None
-    coursedir = CourseDirectory(config=config)
-    coursedir.root = str(root)
-    execute = config.get("Execute", {})
-    pattern = config.get("IgnorePattern", {})
+        course = read_course(root)
+    except SettingsError as exc:
+        raise ClassError(str(exc)) from None
+    if course.root != root.resolve():
+        raise ClassError(f"{CONFIG_FILE} sets c.CourseDirectory.root to {course.root}: run this there")
+    execute, pattern = course.section("Execute"), course.section("IgnorePattern")
     limits = Limits(cell_seconds=float(execute.get("timeout", 30)) if execute.get("timeout") else 30.0)
     return Settings(
-        root=root, course_id=coursedir.course_id, db_url=coursedir.db_url, coursedir=coursedir,
-        add_missing=bool(config.get("OverwriteCells", {}).get("add_missing_cells", False)),
+        course=course,
+        add_missing=bool(course.section("OverwriteCells").get("add_missing_cells", False)),
         ignore_pattern=pattern.get("pattern") if pattern.get("enabled", False) else None,
-        exclude_overwriting=dict(config.get("Autograde", {}).get("exclude_overwriting", {})),
+        exclude_overwriting=dict(course.section("Autograde").get("exclude_overwriting", {})),
         limits=limits,
     )
 

@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 
 from autograder.catalogue.classroom import plan_class, write_class
 from autograder.course import ROOT, CourseError, available_assignments, nbgrader, new_course
+from autograder.course_settings import read_course
 from autograder.lms.demo import canvas_download, demo_step, roster_step
 from autograder.terminal import make_console, score_table, summary_table
 
@@ -47,7 +48,7 @@ def autograder(course: Path, *args: str) -> None:
 
 
 def class_scores(course: Path, assignment: str) -> tuple[list[tuple[str, float]], list[tuple[str, list]]]:
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(read_course(course).db_url) as gradebook:
         cells = [(c.name, c.max_score) for c in gradebook.find_notebook(assignment, assignment).grade_cells]
         rows = []
         for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):

@@ -14,9 +14,12 @@ penalty from the course's configured plugin on the score nbgrader's SQL computes
 gradebook (the embedded one) is opened with the standard library: SQLAlchemy and nbgrader's ORM never load
 (they were 0.45 s of the grade command's CPU for a class of 200, the whole run taking 2.6 s on two cores).
 Any other database, or a gradebook not made yet, is opened by nbgrader's `Gradebook` (which creates its
-tables), and the same SQL runs on the driver beneath.
+tables), and the same SQL runs on the driver beneath: on a PostgreSQL server, psycopg (named parameters
+rewritten to its style, times as `timestamp` and `interval` values). There as in SQLite, a batch's writes are
+one transaction, waiting at most `lock_seconds` for another program's locks.
 """
 
+import contextlib
 import dataclasses
 import fnmatch
 import json
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.assemble import SourceNotebook
+from autograder.course_settings import cannot_open, database_error
 from autograder.engine import Outcome
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 from autograder.results import RESULT_FILE
@@ -53,6 +57,7 @@ class GradebookWriter:
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}  # staged, not yet sent: (table, kind)
         self._students: set[str] | None = None
         self._submissions: tuple[str, dict[str, str]] | None = None  # (assignment id, {student: submission id})
+        self._writing = False  # statements sent in the open transaction
 
     def close(self) -> None:
         self.db.close()
@@ -63,6 +68,8 @@ class GradebookWriter:
             return bool(self.db.rows("SELECT id FROM assignment WHERE name = :name", {"name": assignment}))
         except self.db.errors as exc:
             raise GradebookError(f"cannot read the gradebook: {_short(exc)}") from None
+        finally:
+            self._end_reading()
 
     def source_notebooks(self, assignment: str) -> list[SourceNotebook]:
         # The same plain SQL the grade command uses before this writer exists.
@@ -70,6 +77,8 @@ class GradebookWriter:
             found = read_sources(self.db.connection, assignment)
         except self.db.errors as exc:
             raise GradebookError(f"cannot read the gradebook: {_short(exc)}") from None
+        finally:
+            self._end_reading()
         if found is None:
             raise GradebookError(f"the gradebook has no assignment {assignment!r}")
         return found
@@ -95,18 +104,29 @@ class GradebookWriter:
     def rollback(self) -> None:
         self._rows.clear()
         self._students = self._submissions = None  # they may name rows that were just rolled back
-        self.db.connection.rollback()
+        self._writing = False
+        # A server that went away rolled back already; its error, not this one, is what the user reads.
+        with contextlib.suppress(*self.db.errors):
+            self.db.connection.rollback()
+
+    def _end_reading(self) -> None:
+        """Close the transaction a read opened (the DB-API opens one for any statement on a server), unless
+        it holds writes: an idle open transaction would keep its locks, and its snapshot, until grading."""
+        if not self._writing and not self._rows:
+            with contextlib.suppress(*self.db.errors):
+                self.db.connection.rollback()
 
     def _commit(self) -> None:
         self._flush()
         self.db.connection.commit()
+        self._writing = False
 
     def _guarded(self, action: Any, *args: Any) -> None:
         try:
             action(*args)
         except self.db.errors as exc:
             self.rollback()
-            if "locked" in str(exc):
+            if self.db.is_lock_error(exc):
                 raise GradebookError(f"the gradebook is locked by another program (waited {self.lock_seconds:g} s)"
                                      ) from None
             raise GradebookError(f"cannot write the gradebook: {_short(exc)}") from None
@@ -120,6 +140,7 @@ class GradebookWriter:
             for kind in ("insert", "update"):
                 rows = self._rows.pop((table, kind), None)
                 if rows:
+                    self._writing = True
                     self.db.write(_statement(table, kind, tuple(rows[0])), rows)
 
     def _stage(self, table: str, kind: str, row: dict[str, Any]) -> None:
@@ -184,6 +205,7 @@ class GradebookWriter:
         ((old_stamp, extension),) = db.rows("SELECT timestamp, extension FROM submitted_assignment WHERE id = :id",
                                             {"id": submission_id})
         if stamp is not None:
+            self._writing = True
             db.write("UPDATE submitted_assignment SET timestamp = :t WHERE id = :id",
                      [{"t": db.time_value(stamp), "id": submission_id}])
         else:
@@ -297,25 +319,35 @@ class _Database:
 
     @classmethod
     def _open_with_nbgrader(cls, db_url: str, course_id: str, lock_seconds: float) -> "_Database":
-        import sqlalchemy.exc
         from nbgrader.api import Gradebook
 
         try:
             gb = Gradebook(db_url, course_id)  # creates the tables of a new gradebook, and the course's row
             gb.db.remove()  # its session's connection (and, in SQLite, its read lock) goes back to the pool
             connection = gb.engine.raw_connection()
-        except sqlalchemy.exc.SQLAlchemyError as exc:
-            raise GradebookError(f"cannot open the gradebook {db_url}: {_short(exc)}") from None
-        dialect = gb.engine.dialect
-        if dialect.name == "sqlite":
-            connection.cursor().execute(f"PRAGMA busy_timeout = {int(lock_seconds * 1000)}")
-
+            dialect = gb.engine.dialect
+            if dialect.name == "sqlite":
+                connection.cursor().execute(f"PRAGMA busy_timeout = {int(lock_seconds * 1000)}")
+            elif dialect.name == "postgresql":
+                # A statement waiting for another session's lock (a row it is writing, a table it locked)
+                # gives up after this long, as SQLite's busy timeout does. Committed: a rolled-back SET is undone.
+                connection.cursor().execute(f"SET lock_timeout = {max(int(lock_seconds * 1000), 1)}")
+                connection.commit()
+        except Exception as exc:  # SQLAlchemy's errors, the driver's own (raw connection), a driver not installed
+            raise GradebookError(cannot_open(db_url, exc)) from None
         return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), gb.engine.dispose)
 
     def close(self) -> None:
         self.connection.close()
         if self._closing:
             self._closing()
+
+    def is_lock_error(self, exc: BaseException) -> bool:
+        """Whether `exc` says another program held a lock too long: SQLite's "database is locked", or on a
+        server the SQLSTATE of a lock timeout (55P03) or of a deadlock it broke by cancelling us (40P01)."""
+        if self.sqlite:
+            return "locked" in str(exc)
+        return getattr(exc, "sqlstate", None) in ("55P03", "40P01")
 
     def _statement(self, sql: str) -> str:
         if self.sqlite:
@@ -350,7 +382,7 @@ _EPOCH = datetime(1970, 1, 1)
 
 
 def _short(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:200]
+    return database_error(exc)
 
 
 @dataclasses.dataclass

@@ -18,3 +18,16 @@ def graded_classes(tmp_path_factory) -> dict[str, GradedClass]:
             return cache[assignment]
 
     return Lazy()
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL server for the whole session (a second or two to start), stopped at the end."""
+    from tests.postgres import PostgresServer
+
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

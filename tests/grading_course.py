@@ -77,9 +77,12 @@ def grade(course: Path, *args: str, env: dict[str, str] | None = None,
 
 
 def scores(course: Path) -> dict[str, dict[str, float]]:
+    """Each student's score per grade cell, from the course's gradebook (wherever its settings put it)."""
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+    from autograder.course_settings import read_course
+
+    with Gradebook(read_course(course).db_url) as gb:
         return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
                 for s in gb.assignment_submissions(ASSIGNMENT)}
 

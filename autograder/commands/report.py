@@ -1,7 +1,7 @@
 """`autograder report ASSIGNMENT [--output DIR]`: write the class report, print where and a short summary.
 
-Run in the course folder (where gradebook.db is). The page goes to `reports/<assignment>.html` unless
---output names another folder.
+Run in the course folder; the gradebook is the one its nbgrader_config.py names (gradebook.db by default).
+The page goes to `reports/<assignment>.html` unless --output names another folder.
 """
 
 import argparse

@@ -1,8 +1,8 @@
 """Read the course's nbgrader gradebook: where it is, and every grade an LMS export or push needs.
 
-The database URL and course id come from the course's `nbgrader_config.py` through nbgrader's own
-`CourseDirectory`, so a course that moved its gradebook (`c.CourseDirectory.db_url`) is read where
-nbgrader writes it; the default is `sqlite:///<course root>/gradebook.db`.
+The database URL and course id come from the course's settings (`autograder.course_settings`), so a
+course that moved its gradebook (`c.CourseDirectory.db_url`, to another file or a database server) is
+read where nbgrader writes it; the default is `sqlite:///<course root>/gradebook.db`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from autograder.course import tools_on_path
+from autograder.course_settings import CONFIG_FILE, SettingsError, read_course, shown_url
+from autograder.sources import sqlite_path
 
 from .errors import LmsError
 from .identity import Person, load_people
@@ -94,44 +95,23 @@ def fmt(value: float) -> str:
 
 def find_course(start: Path) -> Path:
     """The course root: `start` itself, which must hold nbgrader_config.py."""
-    if not (start / "nbgrader_config.py").is_file():
-        raise LmsError(f"{start}: no nbgrader_config.py here; run this in the course folder")
+    if not (start / CONFIG_FILE).is_file():
+        raise LmsError(f"{start}: no {CONFIG_FILE} here; run this in the course folder")
     return start
-
-
-def course_database(course: Path) -> tuple[str, str]:
-    """(db_url, course_id) for the course, as nbgrader computes them from its config file."""
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
-
-    config_file = course / "nbgrader_config.py"
-    try:
-        config = PyFileConfigLoader(config_file.name, path=str(course)).load_config()
-    except ConfigFileNotFound as exc:
-        raise LmsError(f"{config_file}: not found") from exc
-    except Exception as exc:  # a config file is Python: any error in it is the user's to fix
-        raise LmsError(f"{config_file}: cannot be loaded ({type(exc).__name__}: {exc})") from exc
-    # nbgrader's root defaults to the working directory; ours is the course folder, wherever we run from.
-    configured = config.CourseDirectory.get("root") if "CourseDirectory" in config else None
-    coursedir = CourseDirectory(config=config)
-    coursedir.root = str((course / configured).resolve() if configured else course.resolve())
-    return coursedir.db_url, coursedir.course_id
 
 
 @contextlib.contextmanager
 def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
-    """The course's nbgrader Gradebook, closed on exit."""
-    from nbgrader.api import Gradebook
-
-    db_url, course_id = course_database(course)
-    if must_exist and db_url.startswith("sqlite:///"):
-        path = Path(db_url.removeprefix("sqlite:///"))
-        if not path.is_absolute():
-            path = course / path
-        if not path.is_file():
-            raise LmsError(f"{path}: no gradebook yet (run nbgrader autograde or `autograder roster import`)")
-    tools_on_path()
-    gradebook = Gradebook(db_url, course_id=course_id)
+    """The course's nbgrader Gradebook, closed on exit. `must_exist`: a missing gradebook is an error, not
+    an empty one made (nbgrader's `Gradebook` creates the tables of a database that has none)."""
+    try:
+        settings = read_course(course)
+        if must_exist and not settings.gradebook_tables():
+            where = sqlite_path(settings.db_url) or shown_url(settings.db_url)
+            raise LmsError(f"{where}: no gradebook yet (run nbgrader autograde or `autograder roster import`)")
+        gradebook = settings.open_gradebook()
+    except SettingsError as exc:
+        raise LmsError(str(exc)) from None
     try:
         yield gradebook
     finally:

@@ -6,8 +6,6 @@ hand. Misconceptions, limits hit and grading time exist only in the engine's res
 `nbgrader autograde`) has none, and the report says so instead of guessing.
 """
 
-import contextlib
-import sqlite3
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,11 +13,11 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
+from autograder.course_settings import CourseSettings, SettingsError, read_course, shown_url
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.results import RESULT_FILE, SubmissionResult
-
-GRADEBOOK = "gradebook.db"
+from autograder.sources import sqlite_path
 
 
 class ReportError(Exception):
@@ -156,25 +154,28 @@ class ClassData:
         count, hint = min(counts, key=lambda pair: (-pair[0], pair[1]))
         return hint, count
 
-def open_gradebook(course: Path) -> Gradebook:
-    path = course / GRADEBOOK
+def open_gradebook(settings: CourseSettings) -> Gradebook:
     # Gradebook() would create the tables of a missing or empty database (and need alembic to do it):
     # a report must only read, so check first, read-only, that this is a gradebook at all.
-    if not path.is_file():
-        raise ReportError(f"no {GRADEBOOK} in {course}: run this in the course folder after grading")
+    path = sqlite_path(settings.db_url)
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        raise ReportError(f"{path} is not a readable SQLite gradebook ({exc})") from None
+        tables = settings.gradebook_tables()
+    except SettingsError as exc:
+        raise ReportError(str(exc)) from None
+    if tables is None:
+        where = Path(path)
+        raise ReportError(f"no {where.name} in {where.parent}: run this in the course folder after grading")
     if not {"submitted_assignment", "grade", "grade_cells"} <= tables:
-        raise ReportError(f"{path} is not an nbgrader gradebook (no grade tables)")
-    return Gradebook(f"sqlite:///{path}")
+        raise ReportError(f"{path or shown_url(settings.db_url)} is not an nbgrader gradebook (no grade tables)")
+    try:
+        return settings.open_gradebook()
+    except SettingsError as exc:
+        raise ReportError(str(exc)) from None
 
 
-def _cell_order(course: Path, assignment: str, notebook: str) -> dict[str, int]:
+def _cell_order(settings: CourseSettings, assignment: str, notebook: str) -> dict[str, int]:
     """The grade cells' positions in the source notebook; the gradebook keeps no order of its own."""
-    path = course / "source" / assignment / f"{notebook}.ipynb"
+    path = settings.path("source", ".", assignment) / f"{notebook}.ipynb"
     try:
         cells = nbformat.read(str(path), as_version=4).cells
     except Exception:  # no source here (e.g. a copied gradebook): fall back to the gradebook's order
@@ -182,7 +183,7 @@ def _cell_order(course: Path, assignment: str, notebook: str) -> dict[str, int]:
     return {grade_id(cell): index for index, cell in enumerate(cells) if grade_id(cell)}
 
 
-def _exercises(course: Path, gradebook: Gradebook, assignment: str) -> list[Exercise]:
+def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) -> list[Exercise]:
     try:
         record = gradebook.find_assignment(assignment)
     except MissingEntry:
@@ -191,7 +192,7 @@ def _exercises(course: Path, gradebook: Gradebook, assignment: str) -> list[Exer
     notebooks = list(record.notebooks)
     exercises = []
     for notebook in notebooks:
-        order = _cell_order(course, assignment, notebook.name)
+        order = _cell_order(settings, assignment, notebook.name)
         cells = sorted(notebook.grade_cells, key=lambda cell: order.get(cell.name, len(order)))
         for cell in cells:
             label = cell.name.removeprefix("test_")
@@ -221,10 +222,10 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
 
 
 
-def load_results(course: Path, assignment: str) -> tuple[dict[str, SubmissionResult], list[Problem]]:
+def load_results(settings: CourseSettings, assignment: str) -> tuple[dict[str, SubmissionResult], list[Problem]]:
     """Every result file of the assignment, by student, and a Problem for each one that will not load."""
     results, broken = {}, []
-    for path in sorted((course / "autograded").glob(f"*/{assignment}/{RESULT_FILE}")):
+    for path in sorted(settings.path("autograded", ".", ".").glob(f"*/{assignment}/{RESULT_FILE}")):
         student = path.parent.parent.name
         try:
             results[student] = SubmissionResult.load(path.parent)
@@ -259,15 +260,19 @@ def _problems(results: dict[str, SubmissionResult], totals: dict[str, float]) ->
 
 def collect(course: Path, assignment: str) -> ClassData:
     """The report's data for `assignment` in the course folder `course`."""
-    with open_gradebook(course) as gradebook:
-        exercises = _exercises(course, gradebook, assignment)
+    try:
+        settings = read_course(course, required=False)
+    except SettingsError as exc:
+        raise ReportError(str(exc)) from None
+    with open_gradebook(settings) as gradebook:
+        exercises = _exercises(settings, gradebook, assignment)
         submissions, manual = _submissions(gradebook, assignment, exercises)
         roster = sorted(student.id for student in gradebook.students)
         record = gradebook.db.query(Course).first()
         course_id = record.id if record else ""
     if not submissions:
         raise ReportError(f"no graded submissions of {assignment} in the gradebook yet")
-    results, broken = load_results(course, assignment)
+    results, broken = load_results(settings, assignment)
     for submission in submissions:
         submission.result = results.get(submission.student)
     totals = {submission.student: submission.score for submission in submissions}

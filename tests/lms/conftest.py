@@ -23,6 +23,7 @@ from nbgrader.preprocessors import AssignLatePenalties
 from sqlalchemy.exc import SAWarning
 
 from autograder.course import tools_on_path
+from tests.databases import point_course_at
 
 HSA = "hidden_state_activation"
 RUE = "rnn_update_equations"
@@ -180,3 +181,30 @@ def subprocess_env() -> dict[str, str]:
     repo = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+@pytest.fixture(scope="session")
+def postgres_template_gradebook(postgres, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The same gradebook as `template_gradebook`, built once in a database of the session's PostgreSQL
+    server; its name, for `CREATE DATABASE ... TEMPLATE`."""
+    from autograder.lms.roster import import_roster
+
+    name = postgres.create_database()
+    build_gradebook(postgres.url(name))
+    roster = tmp_path_factory.mktemp("pg-template") / "roster.csv"
+    roster.write_text(ROSTER)
+    with Gradebook(postgres.url(name), course_id="rnn-test") as gb:
+        import_roster(gb, roster, "plain")
+    return name
+
+
+def on_database(request: pytest.FixtureRequest, course: Course, database: str) -> Course:
+    """`course` with its gradebook on `database` (one of tests.databases.DATABASES): for "postgresql", a
+    copy of the template gradebook in a new database of the session's server, and no gradebook.db."""
+    if database == "sqlite":
+        return course
+    server = request.getfixturevalue("postgres")
+    url = server.url(server.create_database(template=request.getfixturevalue("postgres_template_gradebook")))
+    (course.root / "gradebook.db").unlink()
+    point_course_at(course.root, url)
+    return Course(course.root, url)

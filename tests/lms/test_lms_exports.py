@@ -16,12 +16,19 @@ from pathlib import Path
 import pytest
 from nbgrader.plugins import CsvExportPlugin
 
-from tests.lms.conftest import HSA, HSA_CELLS, RUE, RUE_CELLS, Course, run_cli, subprocess_env
+from tests.databases import DATABASES
+from tests.lms.conftest import HSA, HSA_CELLS, RUE, RUE_CELLS, Course, on_database, run_cli, subprocess_env
 
 GOLDEN = Path(__file__).parent / "golden"
 BOTH = [HSA, RUE]
 MAX = {HSA: sum(HSA_CELLS.values()), RUE: sum(RUE_CELLS.values())}
 LMS_ID = {"ada": "1001", "bob": "1002", "cyd": "1003", "dee": "1004"}
+
+
+@pytest.fixture(params=DATABASES)
+def course(request, course: Course) -> Course:
+    """conftest's course, its gradebook in SQLite and then on a PostgreSQL server: every test runs on both."""
+    return on_database(request, course, request.param)
 
 
 def nbgrader_scores(course: Course) -> dict[tuple[str, str], dict[str, str]]:
@@ -214,8 +221,9 @@ def test_outside_a_course(tmp_path: Path, monkeypatch, capsys) -> None:
     assert "no nbgrader_config.py" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("course", ["sqlite"], indirect=True)
 def test_gradebook_url_read_from_nbgrader_config(course: Course, monkeypatch, tmp_path: Path) -> None:
-    """A course whose config moves the gradebook is read where nbgrader would write it."""
+    """A course whose config moves the gradebook (here, to another file) is read where nbgrader would write it."""
     moved = tmp_path / "elsewhere" / "grades.sqlite"
     moved.parent.mkdir()
     (course.root / "gradebook.db").rename(moved)
