@@ -57,6 +57,12 @@ class GradebookWriter:
     def close(self) -> None:
         self.db.close()
 
+    def refresh(self) -> None:
+        """Forget what was read of the gradebook (its students, submissions, assignments and due dates): a
+        writer kept open for long (the watcher's) reads them again, as other programs may have changed them."""
+        self._students = self._submissions = None
+        self._assignments.clear()
+
     # reading ------------------------------------------------------------------------------------
     def has_assignment(self, assignment: str) -> bool:
         try:
