@@ -9,6 +9,7 @@ hundred times waits their turn behind everyone else's next one.
 
 import json
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -127,14 +128,53 @@ class Watcher:
                 for entry, _ in collected:
                     self.fail(entry, str(exc))
                 return
+        restore = []
         for entry, got in collected:
             graded = self.graded(entry, got)
             if graded is None:
                 self.fail(entry, "not graded (a fault on the grader's side)")
                 continue
             if self.policy.counts == "best":
-                self.keep_attempt(entry)
+                self.keep_attempt(entry.name, entry.student, assignment)
+                best = self.best_before(entry)
+                if best is not None and (best.score or 0) > graded.score:
+                    restore.append(best)
             self.release(entry, got, graded, time.monotonic() - started)
+        if restore:
+            self.restore(assignment, restore)
+
+    def best_before(self, entry: Entry) -> Record | None:
+        earlier = [r for r in self.ledger.graded(entry.student, entry.assignment) if r.name != entry.name]
+        return max(earlier, key=lambda r: (r.score or 0, r.time), default=None)
+
+    def restore(self, assignment: str, best: list[Record]) -> None:
+        """`counts = "best"`: grade each student's best attempt again, from the copy kept when it was
+        collected, so that the gradebook (and what is exported and pushed from it) holds that one. Its
+        feedback is not released again: the student has it."""
+        from autograder.gradebook import swap_in
+
+        students = []
+        for record in best:
+            kept = self.attempts_folder(record.name, record.student, assignment)
+            dest = self.settings.path("submitted", record.student, assignment)
+            if not kept.is_dir():
+                self.log(visible(f"cannot keep {record.student}'s best attempt: no copy of it in {kept}"))
+                continue
+            build = Path(tempfile.mkdtemp(prefix=f".{assignment}-best-", dir=dest.parent))
+            shutil.copytree(kept, build / "x", symlinks=True)
+            swap_in(build / "x", dest)
+            shutil.rmtree(build, ignore_errors=True)
+            students.append(record.student)
+        if students:
+            run = classgrade.start_class(self.settings, assignment, self.sources[assignment], students, True,
+                                         self.jobs, self.hide, self.pool)
+            try:
+                classgrade.grade_class(run, self.writer, keep_pool=True)
+            finally:
+                self.pool = run.pool
+            for record in best:
+                self.log(visible(f"best attempt kept for {record.student} {assignment}: {record.score:g}/"
+                                 f"{record.max_score:g} (submitted {record.time})"))
 
     def graded(self, entry: Entry, got: Collected) -> Graded | None:
         """The grade `autograded/` holds for exactly this submission (its time and secret), or None: not
@@ -224,14 +264,14 @@ class Watcher:
         self.ledger.write(Record(name, "refused", utcnow().isoformat(), note=why[:300]))
         self.log(visible(f"refused {why}"))
 
-    def keep_attempt(self, entry: Entry) -> None:
+    def keep_attempt(self, name: str, student: str, assignment: str) -> None:
         """`counts = "best"`: keep a copy of the collected submission, so the best one can be graded again
         into the gradebook from what was collected (the student can still change the exchange's copy)."""
-        submitted = self.settings.path("submitted", entry.student, entry.assignment)
-        copy = self.attempts_folder(entry)
+        submitted = self.settings.path("submitted", student, assignment)
+        copy = self.attempts_folder(name, student, assignment)
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(submitted, copy, symlinks=True)
 
-    def attempts_folder(self, entry: Entry) -> Path:
-        digest = sha256(entry.name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        return self.ledger.path.parent / "attempts" / entry.assignment / entry.student / digest
+    def attempts_folder(self, name: str, student: str, assignment: str) -> Path:
+        digest = sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.ledger.path.parent / "attempts" / assignment / student / digest
