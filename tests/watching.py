@@ -1,6 +1,7 @@
 """A scratch course with a real nbgrader exchange and `autograder watch` running on it, for the watcher's
 tests: the course and its released exchange are made once (nbgrader's commands are slow) and copied."""
 
+import atexit
 import os
 import re
 import secrets
@@ -44,9 +45,11 @@ class Watched:
 
 
 def new_exchange() -> Path:
-    """An exchange root other users can reach (pytest's own folders are the owner's only)."""
+    """An exchange root as nbgrader wants it (every user may write it; sticky, as /tmp), outside pytest's
+    own folders (which only their owner can enter); removed when the tests end."""
     root = Path(tempfile.mkdtemp(prefix="autograder-exchange-"))
-    os.chmod(root, 0o755)
+    os.chmod(root, 0o1777)
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     return root
 
 
