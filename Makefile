@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test demo release bench lint clean
+.PHONY: install system-deps test demo release bench bench-watch lint clean
 
 install: $(STAMP)
 
@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# Headless Chromium (Debian's package) renders the class report in the tests; installed only when missing.
+# Headless Chromium (Debian's package) renders the class report and drives JupyterLab in the tests (Playwright
+# uses it, never a browser of its own); installed only when missing.
 system-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -44,6 +45,10 @@ demo: install
 
 bench: install
 	$(BIN)/python -m autograder.bench --n $(N)
+
+# 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
+bench-watch: install
+	$(BIN)/python -m autograder.watch.bench
 
 clean:
 	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache

@@ -181,11 +181,19 @@ def test_hostile_inbound_entries_are_refused_one_line_each_and_the_rest_graded(t
     os.makedirs(linked.folder / "sub")
     os.link(watched.course / "nbgrader_config.py", linked.folder / "sub" / "config.py")  # a hard link
     backdated = hand_in(watched, "root", [WRONG], stamp=datetime(2020, 1, 1, tzinfo=UTC))
+    # One that `nbgrader submit` is still writing (no secret yet, not yet writable by all): waited for.
+    unfinished = hand_in(watched, "ivy")
+    os.chmod(unfinished.folder, 0o755)
+    os.rename(unfinished.folder / "submission_secret.txt", tmp_path / "secret")
     with watching(watched.course) as watcher:
         released(watched, backdated, watcher.log)
         released(watched, linked, watcher.log)
+        assert "ivy" not in watcher.log()
+        os.rename(tmp_path / "secret", unfinished.folder / "submission_secret.txt")
+        os.chmod(unfinished.folder, 0o777)
+        watcher.wait_line(r"refused ivy\+.*owned by root, not by ivy")  # now complete, then checked
     log = watcher.log()
-    assert log.count("refused ") == 5, log
+    assert log.count("refused ") == 6, log
     assert "owned by root, not by gus" in log and "not a valid student id" in log
     assert "not a submission's name" in log and "submission_secret.txt is not nbgrader's" in log
     assert "not a folder" in log

@@ -48,6 +48,15 @@ class Uncollectable(Exception):
     """A submission that cannot be collected; the message is one line."""
 
 
+class Unfinished(Exception):
+    """A submission `nbgrader submit` is still writing: looked at again later. `since` is its folder's
+    change time (epoch seconds), to give up on one that is never finished."""
+
+    def __init__(self, message: str, since: float) -> None:
+        super().__init__(message)
+        self.since = since
+
+
 @dataclass(frozen=True)
 class Entry:
     """One submission in `inbound/`: its folder's name, the student and assignment it names, its time."""
@@ -106,6 +115,10 @@ class Exchange:
             raise Uncollectable(f"{name}: cannot be read ({exc.strerror})") from None
         if not stat.S_ISDIR(info.st_mode):
             raise Uncollectable(f"{name}: not a folder")
+        # `nbgrader submit` copies the files, writes timestamp.txt and submission_secret.txt, then makes
+        # the folder writable by all: its last step. Before it, the folder may be half-copied.
+        if not info.st_mode & stat.S_IWOTH or not os.path.lexists(self.inbound / name / SECRET_FILE):
+            raise Unfinished(f"{name}: not finished by nbgrader submit", info.st_ctime)
         if check_owner:
             try:
                 owner = pwd.getpwuid(info.st_uid).pw_name

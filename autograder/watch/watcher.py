@@ -25,7 +25,15 @@ from autograder.gradebook import GradebookError, GradebookWriter
 from autograder.results import RESULT_FILE
 from autograder.submitted import TIMESTAMP_FILE, UnsafeFile
 from autograder.terminal import visible
-from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
+from autograder.watch.exchange import (
+    NBGRADER_TIME,
+    SECRET_FILE,
+    Collected,
+    Entry,
+    Exchange,
+    Uncollectable,
+    Unfinished,
+)
 from autograder.watch.ledger import Ledger, Record
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
 from autograder.watch.policy import Policy
@@ -34,6 +42,9 @@ from autograder.watch.policy import Policy
 # after this long, then twice as long each time, up to the maximum.
 RETRY_SECONDS = 5.0
 RETRY_MAX_SECONDS = 300.0
+# A folder `nbgrader submit` has not finished after this long is refused (a submit that died half-way, or
+# a folder made by hand).
+UNFINISHED_SECONDS = 300.0
 
 
 def utcnow() -> datetime:
@@ -86,6 +97,10 @@ class Watcher:
                     self.parsed[name] = self.exchange.parse(name, self.assignments, self.policy.check_owner)
                 except Uncollectable as exc:
                     self.refuse(name, str(exc))
+                    continue
+                except Unfinished as exc:
+                    if time.time() - exc.since > UNFINISHED_SECONDS:
+                        self.refuse(name, f"{exc} after {UNFINISHED_SECONDS:g} s")
                     continue
             entry = self.parsed[name]
             if entry is None:
