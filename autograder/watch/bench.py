@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
@@ -29,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60.0, help="the submissions are spread over this long")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch course, exchange and watcher log")
     args = parser.parse_args(argv)
     bin_dir = Path(sys.executable).parent
     scratch = Path(tempfile.mkdtemp(prefix="bench-watch-"))
@@ -72,13 +74,16 @@ def main(argv: list[str] | None = None) -> int:
         _report(latencies, watched, graded, students)
         return 0
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if args.keep:
+            print(f"bench-watch: kept {scratch} (the watcher's log: {scratch / 'watch.log'})")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _submit_all(students: list[str], scratch: Path, exchange: Path, bin_dir: Path, seconds: float
                 ) -> dict[str, tuple[float, float]]:
-    """Each student's (submit returned, feedback first seen, submission first seen in inbound/), as
-    monotonic times."""
+    """Each student's (submit returned, feedback first seen, submission first seen finished in inbound/),
+    as monotonic times."""
     seen: dict[str, float] = {}  # feedback file names, and the inbound folders' student ids
     stop = threading.Event()
 
@@ -87,7 +92,10 @@ def _submit_all(students: list[str], scratch: Path, exchange: Path, bin_dir: Pat
         while not stop.is_set():
             now = time.monotonic()
             for name in os.listdir(inbound):
-                seen.setdefault(name.split("+")[0], now)
+                student = name.split("+")[0]
+                # finished: `nbgrader submit`'s last step makes the folder writable by all
+                if student not in seen and os.lstat(inbound / name).st_mode & stat.S_IWOTH:
+                    seen[student] = now
             try:
                 for name in os.listdir(feedback):
                     seen.setdefault(name, now)
@@ -150,7 +158,7 @@ def _report(latencies: dict[str, tuple[float, float, float]], watched: dict[str,
     print(json.dumps({student: watched.get(student) for student in students}))
     print(f"submit returned -> feedback fetchable: p50 {statistics.median(waits):.2f} s, p95 {_p95(waits):.2f} s, "
           f"max {waits[-1]:.2f} s ({len(waits)} submissions)")
-    print(f"submission in inbound/ -> feedback fetchable: p50 {statistics.median(arrivals):.2f} s, "
+    print(f"submission finished in inbound/ -> feedback fetchable: p50 {statistics.median(arrivals):.2f} s, "
           f"p95 {_p95(arrivals):.2f} s, max {arrivals[-1]:.2f} s")
     print(f"throughput: {len(waits) / (last - first):.2f} submissions/s over {last - first:.1f} s "
           "(first submit returned to last feedback released)")
