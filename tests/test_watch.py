@@ -223,3 +223,18 @@ def test_a_submission_is_not_graded_while_the_watcher_is_stopped_then_is(templat
     with watching(watched.course) as again:
         released(watched, second, again.log)
     assert scores(watched.course)["hal"]["test_concat_weights"] == 0
+
+
+def test_after_the_due_date_nbgraders_late_penalty_applies(template, tmp_path):
+    from nbgrader.api import Gradebook
+
+    watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.LateSubmissionPlugin.penalty_method = 'zero'")
+    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=datetime(2021, 1, 1))
+    with watching(watched.course) as watcher:
+        handed = hand_in(watched, "jo")
+        page = released(watched, handed, watcher.log)
+    assert "late submission penalty" in page
+    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
+        submission = gb.find_submission(ASSIGNMENT, "jo")
+        assert submission.score == 46 and submission.late_submission_penalty == 46  # all of it, the course says

@@ -68,6 +68,7 @@ class Watcher:
         self.pages = FeedbackMaker(settings.root, settings.coursedir, settings.coursedir.config)
         self.parsed: dict[str, Entry | None] = {}  # names seen in inbound/, parsed once
         self.failures: dict[str, int] = {}  # faults on our side so far, by submission
+        self.unreachable = False  # inbound/ could not be listed last time
 
     # the loop -----------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -89,7 +90,17 @@ class Watcher:
         """For each assignment, each student's earliest submission not yet graded, when it may be graded now
         (a deferred or failed one blocks the student's later ones: they are graded in order)."""
         earliest: dict[tuple[str, str], Entry] = {}
-        for name in self.exchange.names():
+        try:
+            names = self.exchange.names()
+        except OSError as exc:  # the exchange unmounted or moved: said once, and watched for again
+            if not self.unreachable:
+                self.log(visible(f"cannot list {self.exchange.inbound}: {exc.strerror}; trying again"))
+            self.unreachable = True
+            return {}
+        if self.unreachable:
+            self.log(visible(f"{self.exchange.inbound} can be listed again"))
+            self.unreachable = False
+        for name in names:
             if self.ledger.final(name):
                 continue
             if name not in self.parsed:
