@@ -120,7 +120,9 @@ class Watcher:
             if key not in earliest or (entry.time, entry.name) < (earliest[key].time, earliest[key].name):
                 earliest[key] = entry
         due: dict[str, list[Entry]] = {}
-        for (assignment, student), entry in sorted(earliest.items()):
+        # In the order submitted: a round's feedback is generated one student after another.
+        for entry in sorted(earliest.values(), key=lambda e: (e.time, e.name)):
+            assignment, student = entry.assignment, entry.student
             record = self.ledger.last.get(entry.name)
             if record and record.until and now < datetime.fromisoformat(record.until):
                 continue
