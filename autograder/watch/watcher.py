@@ -7,6 +7,7 @@ and one pool of workers, each with its warm zygote, for the watcher's lifetime),
 hundred times waits their turn behind everyone else's next one.
 """
 
+import gc
 import json
 import shutil
 import tempfile
@@ -146,12 +147,7 @@ class Watcher:
         todo = [entry.student for entry, got in collected if self.graded(entry, got) is None]
         if todo:
             try:
-                run = classgrade.start_class(self.settings, assignment, self.sources[assignment], todo, True,
-                                             self.jobs, self.hide, self.pool)
-                try:
-                    classgrade.grade_class(run, self.writer, keep_pool=True)
-                finally:
-                    self.pool = run.pool
+                self.grade_students(assignment, todo)
             except GradebookError as exc:
                 for entry, _ in collected:
                     self.fail(entry, str(exc))
@@ -194,15 +190,22 @@ class Watcher:
             shutil.rmtree(build, ignore_errors=True)
             students.append(record.student)
         if students:
-            run = classgrade.start_class(self.settings, assignment, self.sources[assignment], students, True,
-                                         self.jobs, self.hide, self.pool)
-            try:
-                classgrade.grade_class(run, self.writer, keep_pool=True)
-            finally:
-                self.pool = run.pool
+            self.grade_students(assignment, students)
             for record in best:
                 self.log(visible(f"best attempt kept for {record.student} {assignment}: {record.score:g}/"
                                  f"{record.max_score:g} (submitted {record.time})"))
+
+    def grade_students(self, assignment: str, students: list[str]) -> None:
+        """`autograder grade --force --student ...` for these students, with the watcher's pool and writer."""
+        run = classgrade.start_class(self.settings, assignment, self.sources[assignment], students, True,
+                                     self.jobs, self.hide, self.pool)
+        try:
+            classgrade.grade_class(run, self.writer, keep_pool=True)
+        finally:
+            self.pool = run.pool  # a new one if a worker died
+            # grade_class freezes what is alive for the collector's sake (right for one run); in a process
+            # that lives for weeks, cycles frozen each round would never be freed.
+            gc.unfreeze()
 
     def graded(self, entry: Entry, got: Collected) -> Graded | None:
         """The grade `autograded/` holds for exactly this submission (its time and secret), or None: not
