@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test demo release bench lint clean
+.PHONY: install system-deps test demo release bench bench-watch lint clean
 
 install: $(STAMP)
 
@@ -18,9 +18,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# Debian's packages the tests need, installed only when missing: headless Chromium renders the class report;
-# a PostgreSQL server (binaries in /usr/lib/postgresql/<version>/bin) holds the gradebook in the tests that
-# run on a database server (tests/postgres.py starts its own, in a temporary folder).
+# Debian's packages the tests need, installed only when missing: headless Chromium renders the class report and
+# drives JupyterLab (Playwright uses it, never a browser of its own); a PostgreSQL server (binaries in
+# /usr/lib/postgresql/<version>/bin) holds the gradebook in the tests that run on a database server
+# (tests/postgres.py starts its own, in a temporary folder).
 system-deps:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing=" chromium"; \
@@ -49,6 +50,10 @@ demo: install
 
 bench: install
 	$(BIN)/python -m autograder.bench --n $(N)
+
+# 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
+bench-watch: install
+	$(BIN)/python -m autograder.watch.bench
 
 clean:
 	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache

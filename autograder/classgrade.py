@@ -505,8 +505,9 @@ def start_class(settings: Settings, assignment: str, sources: list[SourceNoteboo
     return run
 
 
-def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) -> Summary:
-    """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end."""
+def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, keep_pool: bool = False) -> Summary:
+    """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end, unless
+    `keep_pool` (the watcher grades with one pool for its lifetime: `run.pool`, a new one if a worker died)."""
     settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
     gc.freeze()  # nbgrader and the rest loaded so far stay: the collector need not walk them
     run.checked.result()  # an error in the graders' points stops grading before anything is written
@@ -568,7 +569,8 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None) 
         batch.commit()
     finally:
         batch.discard()  # only after an error: what was not committed is graded again next run
-        run.pool.shutdown(wait=True, cancel_futures=True)
+        if not keep_pool:
+            run.pool.shutdown(wait=True, cancel_futures=True)
     summary.seconds = time.monotonic() - run.started
     return summary
 

@@ -1,4 +1,4 @@
-"""`autograder grade | collect | export | push | report | roster`: one entry point, one module per command.
+"""`autograder grade | collect | export | push | report | roster | watch`: one entry point, one module per command.
 
 Each command module exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 A user's mistake ends in a one-line message and exit status 1, never a traceback.
@@ -24,6 +24,7 @@ COMMANDS = (
     "autograder.commands.push",
     "autograder.commands.roster",
     "autograder.commands.report",
+    "autograder.commands.watch",
 )
 
 

@@ -46,9 +46,17 @@ class GradebookError(Exception):
     """The gradebook cannot be used (locked, unreadable); a one-line message."""
 
 
+def lock_seconds_allowed() -> float:
+    """How long to wait for another program's lock on the gradebook before giving up (one line, exit 1):
+    AUTOGRADER_GRADEBOOK_TIMEOUT seconds, 30 unless set."""
+    return float(os.environ.get("AUTOGRADER_GRADEBOOK_TIMEOUT", "30"))
+
+
 class GradebookWriter:
-    def __init__(self, db_url: str, course_id: str, lock_seconds: float = 30.0, config: Any = None) -> None:
-        """`config`: the course's nbgrader configuration (traitlets), for its late-penalty plugin."""
+    def __init__(self, db_url: str, course_id: str, lock_seconds: float | None = None, config: Any = None) -> None:
+        """`config`: the course's nbgrader configuration (traitlets), for its late-penalty plugin.
+        `lock_seconds`: lock_seconds_allowed() unless given."""
+        lock_seconds = lock_seconds_allowed() if lock_seconds is None else lock_seconds
         self.lock_seconds = lock_seconds
         self.config = config
         self.db = _Database.open(db_url, course_id, lock_seconds)
@@ -61,6 +69,12 @@ class GradebookWriter:
 
     def close(self) -> None:
         self.db.close()
+
+    def refresh(self) -> None:
+        """Forget what was read of the gradebook (its students, submissions, assignments and due dates): a
+        writer kept open for long (the watcher's) reads them again, as other programs may have changed them."""
+        self._students = self._submissions = None
+        self._assignments.clear()
 
     # reading ------------------------------------------------------------------------------------
     def has_assignment(self, assignment: str) -> bool:

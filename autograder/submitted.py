@@ -50,23 +50,52 @@ def read_bytes(path: Path, limit: int) -> bytes:
             raise UnsafeFile(f"{path.name}: a link (not followed)") from None
         raise UnsafeFile(f"{path.name}: cannot be opened ({exc.strerror})") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"{path.name}: not a regular file")
-        if info.st_size > limit:
-            raise UnsafeFile(f"{path.name}: larger than {_size(limit)}")
-        chunks, size = [], 0
-        while size <= limit:  # the size said by fstat is not trusted: the file may be growing
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise UnsafeFile(f"{path.name}: larger than {_size(limit)}")
-        return b"".join(chunks)
+        return _read_open(fd, path.name, limit)
     finally:
         os.close(fd)
+
+
+def read_bytes_beneath(folder: Path, rel: Path, limit: int) -> bytes:
+    """`read_bytes` of `folder / rel` for a folder its owner may change while it is read (nbgrader's inbound,
+    written by the student): no component of `rel` may be a link, checked as each one is opened (a folder
+    swapped for a link between listing and reading is refused), and a file with other hard links is refused
+    (it may be someone else's file)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fds = []
+    try:
+        try:
+            fds.append(os.open(folder, flags | os.O_DIRECTORY))
+            for part in rel.parts[:-1]:
+                fds.append(os.open(part, flags | os.O_DIRECTORY, dir_fd=fds[-1]))
+            fds.append(os.open(rel.name, flags | os.O_NONBLOCK, dir_fd=fds[-1]))
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise UnsafeFile(f"{rel}: a link on the way (not followed)") from None
+            raise UnsafeFile(f"{rel}: cannot be opened ({exc.strerror})") from None
+        if os.fstat(fds[-1]).st_nlink > 1:
+            raise UnsafeFile(f"{rel}: a file with other hard links")
+        return _read_open(fds[-1], str(rel), limit)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _read_open(fd: int, name: str, limit: int) -> bytes:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeFile(f"{name}: not a regular file")
+    if info.st_size > limit:
+        raise UnsafeFile(f"{name}: larger than {_size(limit)}")
+    chunks, size = [], 0
+    while size <= limit:  # the size said by fstat is not trusted: the file may be growing
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > limit:
+        raise UnsafeFile(f"{name}: larger than {_size(limit)}")
+    return b"".join(chunks)
 
 
 def _size(limit: int) -> str:

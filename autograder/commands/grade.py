@@ -28,8 +28,15 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def hidden_paths(root: Path) -> list[str]:
+    """What the sandbox must not show even where it lies inside a runtime path: the course, this package
+    (the graders) and the home folder."""
     import autograder
+
+    return [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
+
+
+def run(args) -> int:
     from autograder.sandbox.launch import launch, reap, requested_level
     from autograder.submitted import ID_RULE, shown, valid_student_id
 
@@ -39,7 +46,7 @@ def run(args) -> int:
         if not valid_student_id(student):
             raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
     root = Path.cwd()
-    hide = [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
+    hide = hidden_paths(root)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
@@ -64,8 +71,6 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from autograder.assemble import AssemblyError
     from autograder.sources import read_sources_early
 
-    # How long to wait for another program's lock on the gradebook before giving up (one line, exit 1).
-    lock_seconds = float(os.environ.get("AUTOGRADER_GRADEBOOK_TIMEOUT", "30"))
     try:
         settings = classgrade.load_settings(root)
         students = classgrade.students_to_grade(settings, args.assignment, args.student)
@@ -85,7 +90,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from autograder.gradebook import GradebookError, GradebookWriter
 
     try:
-        writer = GradebookWriter(settings.db_url, settings.course_id, lock_seconds, settings.coursedir.config)
+        writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)

@@ -1,0 +1,95 @@
+"""`autograder watch [ASSIGNMENT ...]`: grade submissions as they arrive in nbgrader's exchange and release
+each student's feedback, until Ctrl-C or SIGTERM. Run in the course root, by the instructor (or a service
+account), one watcher per course.
+
+Without ASSIGNMENT it watches every assignment of the course's `source/` folder. One line per graded,
+deferred or refused submission; exit status 0 after a clean stop, 1 and one line for operational errors.
+"""
+
+import os
+import signal
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from autograder.cli import UserError
+
+STATE_FOLDER = ".autograder-watch"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("watch", help="grade submissions from nbgrader's exchange as they arrive",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", nargs="*")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="submissions graded at once (default: the number of cores)")
+    parser.set_defaults(run=run)
+
+
+def log(line: str) -> None:
+    print(f"{datetime.now():%Y-%m-%d %H:%M:%S} {line}", flush=True)
+
+
+def run(args) -> int:
+    from autograder import classgrade
+    from autograder.commands.grade import hidden_paths
+    from autograder.gradebook import GradebookError, GradebookWriter
+    from autograder.watch.exchange import Exchange
+    from autograder.watch.ledger import Ledger
+    from autograder.watch.lock import CourseLock, Locked
+    from autograder.watch.policy import PolicyError, read_policy
+    from autograder.watch.watcher import Watcher
+
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
+    root = Path.cwd()
+    try:
+        settings = classgrade.load_settings(root)
+        policy = read_policy(settings.coursedir.config)
+    except (classgrade.ClassError, PolicyError) as exc:
+        raise UserError(str(exc)) from None
+    assignments = tuple(dict.fromkeys(args.assignment)) or tuple(
+        sorted(p.name for p in settings.path("source", ".", ".").glob("*") if any(p.glob("*.ipynb"))))
+    if not assignments:
+        raise UserError(f"no assignments to watch: none named and none in {settings.path('source', '.', '.')}")
+    exchange = Exchange.from_config(settings.coursedir.config, settings.course_id)
+    if not exchange.inbound.is_dir():
+        raise UserError(f"no exchange inbound folder {exchange.inbound} (c.Exchange.root, course "
+                        f"{settings.course_id!r}): release an assignment first (nbgrader release_assignment)")
+    lock = CourseLock(root / STATE_FOLDER / "lock")
+    try:
+        lock.acquire()
+    except Locked as exc:
+        raise UserError(str(exc)) from None
+
+    stop = threading.Event()
+    hide = [*hidden_paths(root), str(exchange.root)]
+    # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
+    # watcher stops cleanly only if its workers are still there to finish the round in progress.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pool = classgrade.start_pool(args.jobs, hide, assignments[0])
+    signal.signal(signal.SIGINT, previous)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    ledger = writer = watcher = None
+    try:
+        writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
+        for assignment in assignments:
+            classgrade.ensure_assignment(settings, writer, assignment)
+        ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
+        watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
+        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({args.jobs} workers); Ctrl-C stops")
+        watcher.run(stop)
+    except (classgrade.ClassError, GradebookError) as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        (watcher.pool if watcher else pool).shutdown(wait=True, cancel_futures=True)
+        if writer:
+            writer.close()
+        if ledger:
+            ledger.close()
+        lock.release()
+    log("stopped")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,64 @@
+"""What the watcher did with each submission in the exchange, kept across restarts: an append-only file of
+JSON lines beside the gradebook, synced before the watcher moves on. A submission's last line is its state.
+
+`graded` and `refused` are final: such a submission is never graded again. `deferred` (over the attempts
+limit) and `failed` (a fault on our side) are waiting: graded when their time comes, and never counted as
+attempts.
+"""
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+FINAL = ("graded", "refused")
+
+
+@dataclass
+class Record:
+    name: str  # the submission's folder in inbound/
+    state: str  # graded, refused, deferred or failed
+    at: str  # when the watcher wrote this (naive UTC, ISO)
+    student: str = ""
+    assignment: str = ""
+    time: str = ""  # the submission's time (ISO)
+    score: float | None = None
+    max_score: float | None = None
+    until: str = ""  # deferred or failed: not before then (ISO)
+    note: str = ""
+
+
+class Ledger:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.last: dict[str, Record] = {}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    record = Record(**json.loads(line))
+                except (ValueError, TypeError):
+                    continue  # a line cut short by a crash: the submission is looked at again
+                self.last[record.name] = record
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the watcher's lifetime
+
+    def close(self) -> None:
+        self._file.close()
+
+    def write(self, record: Record) -> None:
+        self._file.write(json.dumps(asdict(record), ensure_ascii=True) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.last[record.name] = record
+
+    def final(self, name: str) -> bool:
+        record = self.last.get(name)
+        return record is not None and record.state in FINAL
+
+    def graded(self, student: str, assignment: str) -> list[Record]:
+        return [r for r in self.last.values()
+                if r.state == "graded" and r.student == student and r.assignment == assignment]
+
+    def graded_times(self, student: str, assignment: str) -> list[datetime]:
+        return [datetime.fromisoformat(r.at) for r in self.graded(student, assignment)]

@@ -1,0 +1,240 @@
+"""`autograder watch` on a real nbgrader exchange: submissions graded as they arrive, exactly as `autograder
+grade` grades them, with feedback released where `nbgrader fetch_feedback` finds it; nothing lost or graded
+twice across restarts; the attempts policy; hostile folders in inbound/."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from autograder.catalogue import wrong_answers
+from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
+from tests.watching import (
+    COURSE_ID,
+    copy_watched,
+    feedback_of,
+    hand_in,
+    make_template,
+    start_watcher,
+    wait_for,
+    watching,
+)
+
+WRONG = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses the concat_weights points
+OWNERLESS = "c.CollectApp.check_owner = False"  # the tests' submissions are root's, whoever they name
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return make_template(tmp_path_factory.mktemp("watch-template"))
+
+
+def released(watched, handed, log) -> str:
+    return wait_for(lambda: feedback_of(watched, handed).is_file() and feedback_of(watched, handed).read_text(),
+                    60, f"feedback for {handed.name}", log)
+
+
+def test_nbgrader_submit_is_graded_and_fetch_feedback_gets_it(template, tmp_path):
+    """The student's own commands, end to end: `nbgrader submit`, then `nbgrader fetch_feedback`."""
+    watched = copy_watched(template, tmp_path, OWNERLESS)
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / "nbgrader_config.py").write_text(
+        f'c = get_config()\nc.Exchange.root = "{watched.exchange}"\nc.CourseDirectory.course_id = "{COURSE_ID}"\n'
+        f'c.Exchange.cache = "{student / "cache"}"\n')
+    bin_dir = Path(sys.executable).parent
+
+    def student_runs(*args):
+        done = subprocess.run([str(bin_dir / "nbgrader"), *args], cwd=student, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    from autograder.catalogue import write_submission
+
+    student_runs("fetch_assignment", ASSIGNMENT)
+    write_submission(ASSIGNMENT, student / ASSIGNMENT, [WRONG], release=student / ASSIGNMENT)
+    with watching(watched.course) as watcher:
+        student_runs("submit", ASSIGNMENT, "--student=ada")
+        watcher.wait_line(r"graded ada ")
+        student_runs("fetch_feedback", ASSIGNMENT, "--student=ada")
+    assert watcher.code == 0 and "stopped" in watcher.log()
+    pages = list((student / ASSIGNMENT / "feedback").glob("*/hidden_state_activation.html"))
+    assert len(pages) == 1
+    page = pages[0].read_text()
+    assert "concat_weights" in page and "Graded attempt 1" in page
+    assert "BEGIN HIDDEN TESTS" not in page and "autograder.graders" not in page  # no hidden source
+    watched_scores = scores(watched.course)["ada"]
+    assert watched_scores["test_concat_weights"] == 0 and sum(watched_scores.values()) > 0
+    watched_result = result(watched.course, "ada")
+    # What `autograder grade` makes of the same collected submission: the same grades and result.
+    done = grade(watched.course, "--force")
+    assert done.returncode == 0, done.stderr
+    assert scores(watched.course)["ada"] == watched_scores
+    again = result(watched.course, "ada")
+    assert [c["score"] for c in again["cells"]] == [c["score"] for c in watched_result["cells"]]
+
+
+def test_restart_grades_what_arrived_in_order_and_nothing_twice(template, tmp_path):
+    watched = copy_watched(template, tmp_path, OWNERLESS)
+    now = datetime.now(UTC)
+    # While no watcher runs: two of bo's submissions (the later one is wrong), one of cy's.
+    first = hand_in(watched, "bo", stamp=now - timedelta(seconds=2))
+    second = hand_in(watched, "bo", [WRONG], stamp=now - timedelta(seconds=1))
+    cy = hand_in(watched, "cy")
+    with watching(watched.course) as watcher:
+        for handed in (first, second, cy):
+            released(watched, handed, watcher.log)
+        watcher.wait_line(r"graded bo .*attempt 2")
+    log = watcher.log()
+    assert log.index("attempt 1): 46/46") < log.index("attempt 2)")  # bo's in the order submitted
+    assert scores(watched.course)["bo"]["test_concat_weights"] == 0  # the latest counts
+    assert "Graded attempt 2" in feedback_of(watched, second).read_text()
+    graded_lines = [r for r in watched.ledger if r["state"] == "graded"]
+    assert len(graded_lines) == 3
+    # A restart grades nothing again; a submission made while stopped is graded.
+    late = hand_in(watched, "cy", [WRONG])
+    with watching(watched.course) as watcher:
+        released(watched, late, watcher.log)
+        watcher.wait_line(r"graded cy .*attempt 2")
+    assert "graded bo" not in watcher.log()
+    assert len([r for r in watched.ledger if r["state"] == "graded"]) == 4
+
+
+def test_a_crash_after_grading_does_not_grade_again(template, tmp_path):
+    """Killed after the gradebook was written but before the ledger was: the next watcher finds the
+    submission graded (autograded/ holds its time and secret) and only releases its feedback."""
+    watched = copy_watched(template, tmp_path, OWNERLESS)
+    handed = hand_in(watched, "di")
+    with watching(watched.course) as watcher:
+        released(watched, handed, watcher.log)
+    ledger = watched.course / ".autograder-watch" / "ledger.jsonl"
+    ledger.write_text("")  # as if the watcher died before writing its line
+    feedback_of(watched, handed).unlink()
+    graded_before = (watched.course / "autograded" / "di" / ASSIGNMENT / "autograder-result.json").stat().st_mtime_ns
+    with watching(watched.course) as watcher:
+        released(watched, handed, watcher.log)
+    after = (watched.course / "autograded" / "di" / ASSIGNMENT / "autograder-result.json").stat().st_mtime_ns
+    assert after == graded_before  # not graded again
+    assert [r["state"] for r in watched.ledger] == ["graded"]
+
+
+def test_two_watchers_refuse_to_run_together(template, tmp_path):
+    watched = copy_watched(template, tmp_path, OWNERLESS)
+    with watching(watched.course):
+        second = subprocess.run([CLI, "watch", ASSIGNMENT], cwd=watched.course, capture_output=True, text=True,
+                                timeout=120)
+    assert second.returncode == 1
+    assert second.stderr.strip().count("\n") == 0 and "another watcher" in second.stderr
+
+
+def test_attempts_over_the_limit_wait_for_the_window_and_faults_do_not_count(template, tmp_path):
+    watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.AutograderWatch.attempts = 1\n"
+                                               "c.AutograderWatch.window_hours = 0.002")  # 7.2 s
+    with watching(watched.course, env={"AUTOGRADER_GRADEBOOK_TIMEOUT": "0.2"}) as watcher:
+        # A fault on our side first: the gradebook is locked by another program while the watcher tries.
+        blocker = sqlite3.connect(watched.course / "gradebook.db", isolation_level=None)
+        blocker.execute("BEGIN EXCLUSIVE")
+        handed = hand_in(watched, "ed")
+        watcher.wait_line(r"NOT GRADED ed ")
+        assert "grading will be retried" in feedback_of(watched, handed).read_text()
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        watcher.wait_line(r"graded ed .*attempt 1\)", timeout=90)  # the failure was not an attempt
+        over = hand_in(watched, "ed", [WRONG])
+        watcher.wait_line(r"deferred ed ")
+        notice = wait_for(lambda: "waiting to be graded" in feedback_of(watched, over).read_text()
+                          and feedback_of(watched, over).read_text(), 30, "the deferral notice", watcher.log)
+        assert "it will be graded at" in notice
+        watcher.wait_line(r"graded ed .*attempt 2\)", timeout=60)  # once the window allows
+    assert "Graded attempt 2" in feedback_of(watched, over).read_text()
+    assert [r["state"] for r in watched.ledger if r["student"] == "ed"] == ["failed", "graded", "deferred", "graded"]
+
+
+def test_best_attempt_counts_when_the_course_says_so(template, tmp_path):
+    watched = copy_watched(template, tmp_path, f'{OWNERLESS}\nc.AutograderWatch.counts = "best"')
+    with watching(watched.course) as watcher:
+        good = hand_in(watched, "fa")
+        released(watched, good, watcher.log)
+        worse = hand_in(watched, "fa", [WRONG])
+        released(watched, worse, watcher.log)
+        watcher.wait_line(r"best attempt kept for fa ")
+    assert "concat_weights" in feedback_of(watched, worse).read_text()  # the student sees this attempt's
+    assert sum(scores(watched.course)["fa"].values()) == 46  # the gradebook holds the best
+
+
+def test_hostile_inbound_entries_are_refused_one_line_each_and_the_rest_graded(template, tmp_path):
+    watched = copy_watched(template, tmp_path)  # with nbgrader's owner check, on by default
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    inbound = watched.inbound
+    os.symlink(watched.course / "source", inbound / f"root+{ASSIGNMENT}+{stamp}")  # a link to the course
+    (inbound / f"..+{ASSIGNMENT}+{stamp}").mkdir()  # not an id
+    (inbound / f"root+{ASSIGNMENT}+{stamp}+x+y").mkdir()  # not a submission's name
+    claimed = hand_in(watched, "gus")  # root's folder, naming gus
+    bad_secret = hand_in(watched, "root", stamp=datetime.now(UTC) - timedelta(seconds=3))
+    (bad_secret.folder / "submission_secret.txt").write_text("../../etc")
+    linked = hand_in(watched, "root", stamp=datetime.now(UTC) - timedelta(seconds=2))
+    os.symlink("/etc/shadow", linked.folder / "notes.txt")
+    os.makedirs(linked.folder / "sub")
+    os.link(watched.course / "nbgrader_config.py", linked.folder / "sub" / "config.py")  # a hard link
+    backdated = hand_in(watched, "root", [WRONG], stamp=datetime(2020, 1, 1, tzinfo=UTC))
+    # One that `nbgrader submit` is still writing (no secret yet, not yet writable by all): waited for.
+    unfinished = hand_in(watched, "ivy")
+    os.chmod(unfinished.folder, 0o755)
+    os.rename(unfinished.folder / "submission_secret.txt", tmp_path / "secret")
+    with watching(watched.course) as watcher:
+        released(watched, backdated, watcher.log)
+        released(watched, linked, watcher.log)
+        assert "ivy" not in watcher.log()
+        os.rename(tmp_path / "secret", unfinished.folder / "submission_secret.txt")
+        os.chmod(unfinished.folder, 0o777)
+        watcher.wait_line(r"refused ivy\+.*owned by root, not by ivy")  # now complete, then checked
+    log = watcher.log()
+    assert log.count("refused ") == 6, log
+    assert "owned by root, not by gus" in log and "not a valid student id" in log
+    assert "not a submission's name" in log and "submission_secret.txt is not nbgrader's" in log
+    assert "not a folder" in log
+    assert not feedback_of(watched, claimed).exists()
+    submitted = watched.course / "submitted" / "root" / ASSIGNMENT
+    assert not (submitted / "notes.txt").exists() and not (submitted / "sub" / "config.py").exists()
+    assert "'notes.txt': a link" in log and "other hard links" in log
+    # The name's 2020 date is not believed: the folder's time is the submission's.
+    assert "the time in its name is 2020-01-01" in log
+    assert (submitted / "timestamp.txt").read_text().startswith(str(datetime.now(UTC).year))
+    assert watcher.code == 0
+
+
+def test_a_submission_is_not_graded_while_the_watcher_is_stopped_then_is(template, tmp_path):
+    """SIGTERM mid-stream: the watcher finishes its round and stops; what came after is graded next time."""
+    watched = copy_watched(template, tmp_path, OWNERLESS)
+    watcher = start_watcher(watched.course)
+    try:
+        watcher.wait_line("watching ", timeout=90)
+        first = hand_in(watched, "hal")
+        released(watched, first, watcher.log)
+    finally:
+        assert watcher.stop() == 0
+    assert watcher.log().rstrip().endswith("stopped")
+    second = hand_in(watched, "hal", [WRONG])
+    assert not feedback_of(watched, second).exists()
+    with watching(watched.course) as again:
+        released(watched, second, again.log)
+    assert scores(watched.course)["hal"]["test_concat_weights"] == 0
+
+
+def test_after_the_due_date_nbgraders_late_penalty_applies(template, tmp_path):
+    from nbgrader.api import Gradebook
+
+    watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.LateSubmissionPlugin.penalty_method = 'zero'")
+    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=datetime(2021, 1, 1))
+    with watching(watched.course) as watcher:
+        handed = hand_in(watched, "jo")
+        page = released(watched, handed, watcher.log)
+    assert "late submission penalty" in page
+    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
+        submission = gb.find_submission(ASSIGNMENT, "jo")
+        assert submission.score == 46 and submission.late_submission_penalty == 46  # all of it, the course says
