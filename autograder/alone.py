@@ -3,8 +3,9 @@ graded, a test cell that lost points while an exercise above it lost points too 
 sandboxed process, with those earlier functions replaced by stand-ins that the grader answers, and keeps
 the better result (its feedback then says so).
 
-Only submissions with two exercises losing points pay for it: one more process, the notebook's code cells
-up to that cell, and that cell's checks, call by call.
+Only submissions with two exercises losing points pay for it: one more process per notebook, which runs the
+notebook's code cells in order and grades each such cell where it stands, call by call (as the kernel does
+in `nbgrader autograde`, where the regrade happens in the cell itself).
 """
 
 import time
@@ -12,7 +13,7 @@ from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.results import CellResult
-from autograder.sandbox.client import SandboxDied, SandboxError
+from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
 
 
 def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float) -> list[str]:
@@ -20,53 +21,90 @@ def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float)
     own where that is better; returns the grade ids judged so."""
     judged, graded = [], []
     tests = [(index, cell) for index, cell in enumerate(notebook.cells) if cell.kind == "test"]
-    for position, (index, cell) in enumerate(tests):
-        result: CellResult = run.cells[position]
-        broken = [name for name in lost(graded) if name != cell.exercise]
-        if (cell.exercise and broken and result.score < result.max_score
-                and time.monotonic() < deadline):
-            alone = _grade_alone(job, notebook, index, cell, broken, zygote, deadline)
-            if alone is not None and alone[0].score > result.score:
-                result, run.cells[position], run.outputs[index] = alone[0], alone[0], alone[1]
-                judged.append(cell.grade_id)
-        if cell.exercise:
-            graded.append((cell.exercise, result.score, result.max_score))
+    rescue = _Rescue(job, notebook, zygote, deadline)
+    try:
+        for position, (index, cell) in enumerate(tests):
+            result: CellResult = run.cells[position]
+            broken = [name for name in lost(graded) if name != cell.exercise]
+            if (cell.exercise and broken and result.score < result.max_score
+                    and time.monotonic() < deadline):
+                alone = rescue.grade(index, cell, broken)
+                if alone is not None and alone[0].score > result.score:
+                    result, run.cells[position], run.outputs[index] = alone[0], alone[0], alone[1]
+                    judged.append(cell.grade_id)
+            if cell.exercise:
+                graded.append((cell.exercise, result.score, result.max_score))
+    finally:
+        rescue.close()
     return judged
 
 
-def _grade_alone(job: Any, notebook: Any, index: int, cell: Any, broken: list[str], zygote: Any,
-                 deadline: float) -> tuple[CellResult, list[dict]] | None:
-    from autograder.engine import run_one_cell  # the engine runs this module's pass
+class _Rescue:
+    """One sandboxed process that walks the notebook's code cells in order, started on the first cell to
+    judge; started again from the top after a cell that ended it or ran out of its time."""
 
-    try:
-        sandbox = zygote.spawn(job.limits, {})
-    except SandboxError:
-        return None
-    try:
-        sandbox.send_modules(job.modules)
-        count = 0
-        for earlier in notebook.cells[:index]:  # the functions as the student left them up to this cell
-            if earlier.kind == "skip":
-                continue
-            count += 1
-            if earlier.kind == "code":
-                sandbox.run_cell(earlier.source, min(job.limits.cell_seconds, deadline - time.monotonic()),
-                                 display=False, ipython=earlier.ipython)
+    def __init__(self, job: Any, notebook: Any, zygote: Any, deadline: float) -> None:
+        self.job, self.notebook, self.zygote, self.deadline = job, notebook, zygote, deadline
+        self.sandbox: Sandbox | None = None
+        self.next_cell = 0  # the first cell the process has not run
+        self.count = 0  # cells counted so far, as the kernel numbers them
+
+    def grade(self, index: int, cell: Any, broken: list[str]) -> tuple[CellResult, list[dict]] | None:
+        from autograder.engine import run_one_cell  # the engine runs this module's pass
         from autograder.trustedcheck import TrustedChecks
 
-        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(job.modules))
-        cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
-        result, _ = run_one_cell(job, cell, sandbox, cell_deadline, count + 1)
-    except SandboxDied:
-        return None
-    finally:
-        sandbox.close()
-    if sandbox.dead or result is None:
-        return None
+        try:
+            sandbox = self._at(index)
+            sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
+            cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
+            result, outputs = run_one_cell(self.job, cell, sandbox, cell_deadline, self.count + 1)
+            sandbox.replace = []
+        except (SandboxDied, SandboxError):
+            self.close()
+            return None
+        self.count += 1
+        self.next_cell = index + 1
+        if sandbox.dead:
+            result = None
+        if sandbox.dead or _timed_out(outputs):
+            self.close()  # what that cell left behind is no state to grade the next one in
+        return _shown(result, cell, broken, self.count)
+
+    def _at(self, index: int) -> Sandbox:
+        """The process, having run every code cell above `index` (the functions as the student left them)."""
+        if self.sandbox is None:
+            self.sandbox = self.zygote.spawn(self.job.limits, {})
+            self.sandbox.send_modules(self.job.modules)
+            self.next_cell, self.count = 0, 0
+        for earlier in self.notebook.cells[self.next_cell:index]:
+            if earlier.kind == "skip":
+                continue
+            self.count += 1
+            if earlier.kind == "code":
+                self.sandbox.run_cell(earlier.source, min(self.job.limits.cell_seconds,
+                                                          self.deadline - time.monotonic()),
+                                      display=False, ipython=earlier.ipython)
+        self.next_cell = index
+        return self.sandbox
+
+    def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+
+
+def _timed_out(outputs: list[dict]) -> bool:
+    return any(out.get("output_type") == "error" and out.get("ename") == "TimeoutError" for out in outputs)
+
+
+def _shown(result: CellResult | None, cell: Any, broken: list[str], count: int
+           ) -> tuple[CellResult, list[dict]] | None:
     # Only the grader's verdict is shown of this run: what the student's process printed in it is not (its
     # functions were answered by the reference there).
+    if result is None:
+        return None
     verdict = result.exercise.feedback() if result.exercise else f"the self-check failed: {result.visible_error}"
     text = f"{alone_note(cell.exercise, broken)}\n{verdict}\n"
     return result, [{"output_type": "stream", "name": "stdout", "text": text},
-                    {"output_type": "execute_result", "execution_count": count + 1,
+                    {"output_type": "execute_result", "execution_count": count,
                      "data": {"text/plain": repr(result.score)}, "metadata": {}}]
