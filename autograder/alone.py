@@ -1,11 +1,13 @@
 """The engine's side of judging each exercise on its own (`autograder.dependencies`): after a notebook is
-graded, a test cell that lost points while an exercise above it lost points too is graded again in a fresh
-sandboxed process, with those earlier functions replaced by stand-ins that the grader answers, and keeps
-the better result (its feedback then says so).
+graded, a test cell that lost points while an exercise above it lost points too is graded again, with those
+earlier functions replaced by stand-ins that the grader answers, and keeps the better result (its feedback
+then says so).
 
-Only submissions with two exercises losing points pay for it: one more process per notebook, which runs the
-notebook's code cells in order and grades each such cell where it stands, call by call (as the kernel does
-in `nbgrader autograde`, where the regrade happens in the cell itself).
+Only submissions with two exercises losing points pay for it. Where no later cell can change what the
+exercise's function computes (`autograder.unchanged`), it is graded again in the process that graded the
+notebook, before that process ends; otherwise in one more process per notebook, which runs the notebook's
+code cells in order and grades each such cell where it stands, call by call (as the kernel does in
+`nbgrader autograde`, where the regrade happens in the cell itself).
 """
 
 import time
@@ -14,14 +16,17 @@ from typing import Any
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.results import CellResult
 from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
+from autograder.unchanged import unchanged_after
 
 
-def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float) -> list[str]:
+def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
+                finished: Sandbox | None = None) -> list[str]:
     """Replace, in `run` (the notebook's results and outputs), each test cell's result by its result on its
-    own where that is better; returns the grade ids judged so."""
+    own where that is better; returns the grade ids judged so. `finished`: the process that graded the
+    notebook, still open, if it hit no limit."""
     judged, graded = [], []
     tests = [(index, cell) for index, cell in enumerate(notebook.cells) if cell.kind == "test"]
-    rescue = _Rescue(job, notebook, zygote, deadline)
+    rescue = _Rescue(job, notebook, zygote, deadline, finished)
     try:
         for position, (index, cell) in enumerate(tests):
             result: CellResult = run.cells[position]
@@ -40,25 +45,34 @@ def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float)
 
 
 class _Rescue:
-    """One sandboxed process that walks the notebook's code cells in order, started on the first cell to
-    judge; started again from the top after a cell that ended it or ran out of its time."""
+    """Where each cell is judged: the notebook's finished process where that gives the same answer, else one
+    sandboxed process that walks the notebook's code cells in order, started on the first cell to judge that
+    needs it; started again from the top after a cell that ended it or ran out of its time."""
 
-    def __init__(self, job: Any, notebook: Any, zygote: Any, deadline: float) -> None:
+    def __init__(self, job: Any, notebook: Any, zygote: Any, deadline: float, finished: Sandbox | None) -> None:
         self.job, self.notebook, self.zygote, self.deadline = job, notebook, zygote, deadline
+        self.finished = finished
+        self.sources = [cell.source if cell.kind != "skip" else None for cell in notebook.cells]
         self.sandbox: Sandbox | None = None
         self.next_cell = 0  # the first cell the process has not run
         self.count = 0  # cells counted so far, as the kernel numbers them
 
     def grade(self, index: int, cell: Any, broken: list[str]) -> tuple[CellResult, list[dict]] | None:
-        from autograder.engine import run_one_cell  # the engine runs this module's pass
-        from autograder.trustedcheck import TrustedChecks
-
+        if self.finished is not None and not self.finished.dead and \
+                unchanged_after(self.sources, index, cell.exercise):
+            count = sum(1 for earlier in self.notebook.cells[:index + 1] if earlier.kind != "skip")
+            try:
+                result, outputs = self._judge(self.finished, cell, broken, count)
+            except (SandboxDied, SandboxError):
+                self.finished = None
+                return None
+            if self.finished.dead or _timed_out(outputs):
+                result = None if self.finished.dead else result
+                self.finished = None  # what that cell left behind is no state to grade the next one in
+            return _shown(result, cell, broken, count)
         try:
             sandbox = self._at(index)
-            sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
-            cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
-            result, outputs = run_one_cell(self.job, cell, sandbox, cell_deadline, self.count + 1)
-            sandbox.replace = []
+            result, outputs = self._judge(sandbox, cell, broken, self.count + 1)
         except (SandboxDied, SandboxError):
             self.close()
             return None
@@ -69,6 +83,18 @@ class _Rescue:
         if sandbox.dead or _timed_out(outputs):
             self.close()  # what that cell left behind is no state to grade the next one in
         return _shown(result, cell, broken, self.count)
+
+    def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
+               ) -> tuple[CellResult | None, list[dict]]:
+        from autograder.engine import run_one_cell  # the engine runs this module's pass
+        from autograder.trustedcheck import TrustedChecks
+
+        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
+        cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
+        try:
+            return run_one_cell(self.job, cell, sandbox, cell_deadline, count)
+        finally:
+            sandbox.replace = []
 
     def _at(self, index: int) -> Sandbox:
         """The process, having run every code cell above `index` (the functions as the student left them)."""

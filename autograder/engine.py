@@ -139,14 +139,21 @@ def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) 
             try:
                 run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
             except PlanMismatch:
+                sandbox.close()
                 outcome.regraded += 1
                 continue
-            finally:
+            except BaseException:
                 sandbox.close()
-            limits_hit |= sandbox.limits_hit
-            output_left = sandbox.output_left
+                raise
             break
-        judged = judge_alone(job, notebook, run, zygote, deadline)
+        limits_hit |= sandbox.limits_hit
+        output_left = sandbox.output_left
+        try:
+            # The finished process judges exercises on their own only if nothing stopped or cut it short.
+            usable = not (sandbox.dead or sandbox.limits_hit or sandbox.sent)
+            judged = judge_alone(job, notebook, run, zygote, deadline, sandbox if usable else None)
+        finally:
+            sandbox.close()
         notes += [f"{grade_id}: judged on its own" for grade_id in judged]
         result.cells += run.cells
         notes += run.notes
