@@ -43,13 +43,13 @@ lint: install
 	$(BIN)/ruff check autograder tests source
 
 release: install
-	$(BIN)/python -m autograder.release
+	$(BIN)/python -m autograder.devtools.release
 
 demo: install
-	$(BIN)/python -m autograder.demo
+	$(BIN)/python -m autograder.devtools.demo
 
 bench: install
-	$(BIN)/python -m autograder.bench --n $(N)
+	$(BIN)/python -m autograder.devtools.bench --n $(N)
 
 # 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
 bench-watch: install

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.catalogue import write_submission
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import write_submission
+from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
 
 ASSIGNMENT = "hidden_state_activation"
@@ -80,7 +81,7 @@ def scores(course: Path) -> dict[str, dict[str, float]]:
     """Each student's score per grade cell, from the course's gradebook (wherever its settings put it)."""
     from nbgrader.api import Gradebook
 
-    from autograder.course_settings import read_course
+    from autograder.course.settings import read_course
 
     with Gradebook(read_course(course).db_url) as gb:
         return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}

@@ -12,8 +12,9 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from autograder.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
+from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
 
 SHARDS = 3

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import available_assignments, nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.repo import available_assignments, new_course
 from tests.nbgrader_class import student_ids, submit
 
 

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
-from autograder.results import CellResult
+from autograder.grading.model import CellResult
 from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
 
 
@@ -50,8 +50,8 @@ class _Rescue:
         self.count = 0  # cells counted so far, as the kernel numbers them
 
     def grade(self, index: int, cell: Any, broken: list[str]) -> tuple[CellResult, list[dict]] | None:
-        from autograder.engine import run_one_cell  # the engine runs this module's pass
-        from autograder.trustedcheck import TrustedChecks
+        from autograder.grading.submission import run_one_cell  # the engine runs this module's pass
+        from autograder.grading.trustedcheck import TrustedChecks
 
         try:
             sandbox = self._at(index)

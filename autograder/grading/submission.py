@@ -3,17 +3,18 @@
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
 a zygote can start: in a worker process of `autograder grade`, or on a Dask worker. The student's code
 runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`, and so
-does a grade cell's visible self-check, run here a second time (`autograder.trustedcheck`).
-Nothing here touches the gradebook or the course folder: `autograder.gradebook` applies the result.
+does a grade cell's visible self-check, run here a second time (`autograder.grading.trustedcheck`).
+Nothing here touches the gradebook or the course folder: `autograder.grading.writer` applies the result.
 """
 
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.alone import judge_alone
-from autograder.results import CellResult, SubmissionResult
+from autograder.grading.alone import judge_alone
+from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
+from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
 from autograder.sandbox.client import (
     PlanMismatch,
@@ -28,70 +29,6 @@ from autograder.sandbox.client import (
 )
 from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
-from autograder.trustedcheck import TrustedChecks, Verdict, parse
-
-
-@dataclass
-class CellJob:
-    kind: str  # "code" (run it), "test" (run its visible part, then its hidden graders), "skip" (markdown)
-    source: str = ""  # Python source; for a test cell, its visible part only
-    grade_id: str | None = None
-    points: float = 0.0
-    assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
-    exercise: str | None = None
-    graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
-    instructors: bool = False  # a code cell whose text is the instructor's (locked, or left as released)
-    ipython: bool = False  # `source` is the student's text as written: the sandbox turns IPython syntax into Python
-
-
-@dataclass
-class NotebookJob:
-    name: str
-    cells: list[CellJob] = field(default_factory=list)
-    missing: bool = False  # no such notebook was submitted: every grade cell scores 0, as in nbgrader
-
-
-@dataclass
-class Job:
-    student: str
-    assignment: str
-    notebooks: list[NotebookJob]
-    modules: dict[str, str] = field(default_factory=dict)  # the instructor's importable files, by module
-    limits: Limits = field(default_factory=Limits)
-    ignore_pattern: str | None = None  # nbgrader's IgnorePattern: stderr lines that do not zero a cell
-    preload: list[str] = field(default_factory=list)  # modules the instructor's notebook imports
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Job":
-        notebooks = [NotebookJob(n["name"], [CellJob(**c) for c in n["cells"]], n["missing"])
-                     for n in data["notebooks"]]
-        return cls(**{**data, "notebooks": notebooks, "limits": Limits(**data["limits"])})
-
-
-@dataclass
-class Outcome:
-    """The unit of work's output: the result, plus each notebook's cell outputs (nbformat JSON) for the
-    autograded copy, and which sandbox protections were in force."""
-
-    result: SubmissionResult
-    outputs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
-    sandbox_level: str = ""
-    protections_off: list[str] = field(default_factory=list)
-    regraded: int = 0  # notebooks graded a second time, call by call, because the graders left the plan
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, for moving outcomes between machines (a Dask worker to the gradebook writer)."""
-        return {"result": self.result.to_dict(), "outputs": self.outputs, "sandbox_level": self.sandbox_level,
-                "protections_off": self.protections_off, "regraded": self.regraded}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Outcome":
-        return cls(SubmissionResult.from_dict(data["result"]), data["outputs"], data["sandbox_level"],
-                   data["protections_off"], data.get("regraded", 0))
-
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
@@ -174,7 +111,7 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     """The instructor's code in this notebook, for the zygote to compile or import once for all children:
     test and locked cells (restored from the gradebook, never the student's text), modules, imports; and
     the graders' planned calls, whose inputs it decodes once."""
-    from autograder.callplan import planned_calls
+    from autograder.grading.callplan import planned_calls
 
     cells, calls, count = [], [], 0
     for cell in notebook.cells:
@@ -201,7 +138,7 @@ class _NotebookRun:
 
 def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
     """Every request grading this notebook makes when the answers are right, in order."""
-    from autograder.callplan import planned_calls
+    from autograder.grading.callplan import planned_calls
 
     requests = [modules_request(job.modules)]
     for cell in notebook.cells:
@@ -220,7 +157,7 @@ def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
 def _check_plan(job: Job, cell: CellJob) -> tuple[Request, ...] | None:
     """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
     (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.callplan import planned_check_calls
+    from autograder.grading.callplan import planned_check_calls
 
     if cell.kind != "test" or cell.exercise is None:
         return None
@@ -233,7 +170,7 @@ def _display(cell: CellJob) -> bool:
 
 def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
                   pipelined: bool) -> _NotebookRun:
-    from autograder.runner import run_exercise  # the graders live only on this, trusted, side
+    from autograder.graders.exercise import run_exercise  # the graders live only on this, trusted, side
 
     run = _NotebookRun(TrustedChecks(job.modules))
     if pipelined:
@@ -277,7 +214,7 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
 def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
                  ) -> tuple[CellResult | None, list[dict[str, Any]]]:
     """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    from autograder.runner import run_exercise
+    from autograder.graders.exercise import run_exercise
 
     run = _NotebookRun(TrustedChecks(job.modules))
     _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
