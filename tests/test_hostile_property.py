@@ -149,10 +149,10 @@ def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, sp
     folder holds only regular files and folders, within the bounds."""
     from autograder.course.settings import read_course
     from autograder.grading import prepare
+    from autograder.grading.autograded import stage_autograded
     from autograder.grading.model import SubmissionResult
     from autograder.grading.sources import read_sources_early
     from autograder.grading.submission import Outcome
-    from autograder.grading.autograded import stage_autograded
 
     course, honest = template
     settings_ = read_course(course, rooted=True)

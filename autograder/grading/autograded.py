@@ -2,7 +2,6 @@
 files, the student's other files, and `autograder-result.json`. Each is built beside its place and swapped
 in only once its batch's gradebook rows are committed (`recording.Batch`)."""
 
-import dataclasses
 import fnmatch
 import json
 import os
@@ -80,8 +79,7 @@ def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str
                 copy_file(submitted / rel, build / rel, size)
             except (UnsafeFile, OSError) as exc:
                 result.ignored.append(f"{shown(str(rel))}: not copied ({exc})")
-        # What SubmissionResult.save writes, without dataclasses.asdict's deep copies (milliseconds each).
-        (build / RESULT_FILE).write_text(json.dumps(result, default=_fields))
+        result.save(build)
         os.chmod(build, 0o755)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
@@ -135,20 +133,6 @@ def swap_in(build: Path, dest: Path) -> None:
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    """json.dumps' hook for the result's dataclasses: their fields, as dataclasses.asdict gives them,
-    without its deep copies (the encoder walks the values itself)."""
-    kind = type(value)
-    if kind not in _FIELDS:
-        if not dataclasses.is_dataclass(value):
-            raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
-        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    return {name: getattr(value, name) for name in _FIELDS[kind]}
 
 
 def with_outputs(nb: dict[str, Any], outputs: list[list[dict[str, Any]]]) -> dict[str, Any]:

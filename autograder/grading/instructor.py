@@ -30,7 +30,7 @@ def instructor_files(settings: CourseSettings, sources: list[SourceNotebook], as
     modules = instructor_modules(source_dir, settings.coursedir.ignore)
     code = instructor_code(source_dir)
     for source in sources:
-        source.memo["instructor code"] = set(code.get(source.name, []))
+        source.instructor_code = set(code.get(source.name, []))
     return modules, instructor_imports(code, modules)
 
 

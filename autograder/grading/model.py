@@ -6,6 +6,7 @@ Jobs and results are plain, JSON-ready data that know nothing about where they w
 another machine can produce an outcome and the gradebook writer consume it anywhere.
 """
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,16 +38,28 @@ class SourceNotebook:
     grade_cells: dict[str, float] = field(default_factory=dict)  # grade_id -> points
     solution_cells: set[str] = field(default_factory=set)
     task_cells: dict[str, float] = field(default_factory=dict)
-    # What every submission would compute again from the same cell source (see `notebook_job`).
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # The code cells that are the instructor's text as released (`instructor.instructor_files` reads them).
+    instructor_code: set[str] = field(default_factory=set, repr=False, compare=False)
+    derived: "Derived" = field(default_factory=lambda: Derived(), repr=False, compare=False)
 
     def cell(self, name: str) -> SourceCell | None:
-        by_name = self.memo.get("cells")
-        if by_name is None or len(by_name[1]) != len(self.cells):
-            by_name = self.memo["cells"] = ({}, list(self.cells))
+        derived = self.derived
+        if derived.cells_seen != len(self.cells):
+            derived.by_name, derived.cells_seen = {}, len(self.cells)
             for cell in reversed(self.cells):  # the first cell of a name wins, as in a scan
-                by_name[0][cell.name] = cell
-        return by_name[0].get(name)
+                derived.by_name[cell.name] = cell
+        return derived.by_name.get(name)
+
+
+@dataclass
+class Derived:
+    """What every submission would compute again from the same source cells, computed once (`prepare`)."""
+
+    by_name: dict[str, SourceCell] = field(default_factory=dict)
+    cells_seen: int = -1  # how many cells `by_name` was made from
+    locked_code: set[str] | None = None  # the instructor's code cells' texts (`prepare._locked_code`)
+    code: dict[str, str] = field(default_factory=dict)  # an instructor's cell text -> its Python source
+    tests: dict[tuple[str, str], tuple[str, str | None, str | None, bool | None]] = field(default_factory=dict)
 
 
 # A submission to grade ------------------------------------------------------------------------------
@@ -146,8 +159,10 @@ class SubmissionResult:
                       "ignored": list(data.get("ignored", []))})
 
     def save(self, folder: Path) -> Path:
+        """`autograder-result.json` in `folder`: the one writer of it (`autograder grade`, the formgrader)."""
         path = folder / RESULT_FILE
-        path.write_text(json.dumps(self.to_dict(), indent=1))
+        # json.dumps walks the dataclasses itself: dataclasses.asdict's deep copies cost a submission more.
+        path.write_text(json.dumps(self, default=_fields))
         return path
 
     @classmethod
@@ -167,7 +182,7 @@ class Outcome:
     regraded: int = 0  # notebooks graded a second time, call by call, because the graders left the plan
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, for moving outcomes between machines (a Dask worker to the gradebook writer)."""
+        """JSON-ready: an outcome can be made in one process or machine and recorded in another."""
         return {"result": self.result.to_dict(), "outputs": self.outputs, "sandbox_level": self.sandbox_level,
                 "protections_off": self.protections_off, "regraded": self.regraded}
 
@@ -175,3 +190,17 @@ class Outcome:
     def from_dict(cls, data: dict[str, Any]) -> "Outcome":
         return cls(SubmissionResult.from_dict(data["result"]), data["outputs"], data["sandbox_level"],
                    data["protections_off"], data.get("regraded", 0))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """json.dumps' hook for the result's dataclasses: their fields, as dataclasses.asdict gives them,
+    without its deep copies (the encoder walks the values itself)."""
+    kind = type(value)
+    if kind not in _FIELDS:
+        if not dataclasses.is_dataclass(value):
+            raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: getattr(value, name) for name in _FIELDS[kind]}

@@ -8,10 +8,31 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from autograder.grading.model import Job, Outcome
-from autograder.grading.submission import default_zygote, grade_submission
+from autograder.grading.submission import grade_submission
+from autograder.sandbox.client import Zygote
 from autograder.sandbox.launch import Launched
 
-_HIDE: list[str] = []
+
+class Worker:
+    """A worker process's own state: what its sandbox hides, and its zygote (started again if it died)."""
+
+    def __init__(self, hide: list[str]) -> None:
+        self.hide = hide
+        self._zygote: Zygote | None = None
+
+    def zygote(self, launched: Launched | None = None) -> Zygote:
+        """The worker's zygote, started on first use; `launched`: one the main process started for this worker
+        already (see `autograder.sandbox.launch`)."""
+        if self._zygote is None or not self._zygote.alive():
+            self._zygote = Zygote(hide=self.hide, launched=launched)
+            self._zygote.start()
+        elif launched is not None:
+            launched.close()
+        return self._zygote
+
+
+# The pool calls `work` with a job only: the initializer leaves the process's one Worker here.
+_worker = Worker([])
 
 
 def _init_worker(hide: list[str], parent: int, assignment: str | None, launched: list[Launched],
@@ -29,7 +50,7 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(0)
-    _HIDE[:] = hide
+    _worker.hide = list(hide)
     mine = None
     if tickets is not None:
         ticket = os.read(tickets, 1)  # a byte read from a pipe is no other worker's
@@ -47,7 +68,7 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
         except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
             pass
     try:
-        default_zygote(_HIDE, mine)
+        _worker.zygote(mine)
     except Exception:
         pass
     # What is loaded now (NumPy, the graders, their plans) lives as long as the worker: the collector's
@@ -84,4 +105,4 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
 
 def work(job: Job) -> Outcome:
     """One job, graded in a worker."""
-    return grade_submission(job, default_zygote(_HIDE))
+    return grade_submission(job, _worker.zygote())

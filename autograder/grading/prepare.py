@@ -100,11 +100,11 @@ def notebook_job(name: str, nb: dict[str, Any], source: SourceNotebook) -> Noteb
         meta = is_grade(cell) and cell["metadata"]["nbgrader"]
         gid = meta.get("grade_id") if meta else None
         if meta and gid in source.grade_cells and not is_solution(cell):
-            cells.append(_test_job(cell["source"], gid, float(source.grade_cells[gid]), source.memo))
+            cells.append(_test_job(cell["source"], gid, float(source.grade_cells[gid]), source.derived.tests))
         elif cell["source"] in _locked_code(source):
-            code = source.memo.get(("code", cell["source"]))
+            code = source.derived.code.get(cell["source"])
             if code is None:
-                code = source.memo["code", cell["source"]] = python_source(cell["source"])
+                code = source.derived.code[cell["source"]] = python_source(cell["source"])
             cells.append(CellJob("code", code, instructors=True))
         else:
             # The student's text, as written: turning IPython syntax into Python can take a minute on a
@@ -117,16 +117,16 @@ def _locked_code(source: SourceNotebook) -> set[str]:
     """The texts of the instructor's code cells: locked ones (`sanitise` restored each from the gradebook),
     and any other non-solution cell as released (`instructor.instructor_files` reads those from the instructor's
     notebook)."""
-    if "locked code" not in source.memo:
-        source.memo["locked code"] = ({c.source for c in source.cells if c.locked and c.cell_type == "code"}
-                                      | source.memo.get("instructor code", set()))
-    return source.memo["locked code"]
+    if source.derived.locked_code is None:
+        source.derived.locked_code = ({c.source for c in source.cells if c.locked and c.cell_type == "code"}
+                                      | source.instructor_code)
+    return source.derived.locked_code
 
 
-def _test_job(text: str, gid: str, points: float, memo: dict[Any, Any]) -> CellJob:
+def _test_job(text: str, gid: str, points: float, memo: dict[tuple[str, str], tuple]) -> CellJob:
     """A test cell's job; parsed once per source (a test cell is locked: nearly every submission has the
     instructor's text)."""
-    key = ("test", text, gid)
+    key = (text, gid)
     if key not in memo:
         if HIDDEN_BEGIN in text:
             assignment, exercise = grade_call(hidden_part(text), gid)

@@ -1,19 +1,19 @@
 """Grade one submission: a job of plain data in, a `SubmissionResult` (and the cells' outputs) out.
 
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
-a zygote can start: in a worker process of `autograder grade`, or on a Dask worker. The student's code
-runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`, and so
-does a grade cell's visible self-check, run here a second time (`autograder.grading.trustedcheck`).
-Nothing here touches the gradebook or the course folder: `autograder.grading.writer` applies the result.
+a zygote can start: in a worker process of `autograder grade` (`grading.pool`), or in the formgrader's.
+The student's code runs in a sandboxed process; the hidden graders run here and reach it only through
+`RemoteStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
+Nothing here touches the gradebook or the course folder: `grading.recording` applies the result.
 """
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.grading.alone import judge_alone
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
+from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
 from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
 from autograder.sandbox.client import (
@@ -27,7 +27,6 @@ from autograder.sandbox.client import (
     cell_request,
     modules_request,
 )
-from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
 
 LIMIT_NOTES = {
@@ -36,24 +35,9 @@ LIMIT_NOTES = {
     "processes": "process limit: it tried to start more than {limits.processes} processes",
 }
 
-_zygote: Zygote | None = None
 
-
-def default_zygote(hide: list[str] | tuple[str, ...] = (), launched: Launched | None = None) -> Zygote:
-    """One zygote per process, started on first use (a Dask worker or a pool process alike); `launched`:
-    one that another process started for this one already (see `autograder.sandbox.launch`)."""
-    global _zygote
-    if _zygote is None or not _zygote.alive():
-        _zygote = Zygote(hide=hide, launched=launched)
-        _zygote.start()
-    elif launched is not None:
-        launched.close()
-    return _zygote
-
-
-def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) -> Outcome:
+def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
     """`plan=False` sends each request only when it is asked for (what a plan that fails falls back to)."""
-    zygote = zygote or default_zygote()
     started = time.monotonic()
     deadline = started + job.limits.total_seconds
     result = SubmissionResult(job.student, job.assignment)
@@ -238,7 +222,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
             run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
         run.outputs.append(first_out + [_error("SandboxStopped", str(died))])
         return
-    cell_out = first_out + _streams(reply["outputs"], job.ignore_pattern, count)
+    cell_out = first_out + kept_streams(reply["outputs"], job.ignore_pattern)
     if reply["error"]:
         cell_out.append({"output_type": "error", **reply["error"]})
         if reply["error"]["ename"] == "TimeoutError":
@@ -262,9 +246,9 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if reply["error"]:  # the student's run of the check failed: that error is the one shown
         error = reply["error"]
         return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
-    stderr = "".join(o["text"] for o in cell_out if o.get("name") == "stderr")
+    stderr = stderr_of(cell_out)
     if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
-        score = _partial(reply["result"], cell.points)
+        score = visible_test_score(reply["result"], cell.points)
         if reply["result"] is not None:
             cell_out.append(_result(reply["result"], count))
         return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
@@ -278,7 +262,7 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if exercise is None:
         exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
         cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
-    score = float(min(max(exercise.score, 0.0), exercise.max_score, cell.points))
+    score = graders_score(exercise.score, exercise.max_score, cell.points)
     problem = None
     if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
         score, problem = 0.0, str(sandbox.dead)
@@ -309,25 +293,6 @@ def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[d
             "it failed there: the cell scores 0.")
     return ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + [
         {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [note, f"{ename}: {evalue}"]}]
-
-
-def _partial(text: str | None, points: float) -> float:
-    if text is None:
-        return points
-    try:
-        value = float(text)
-    except ValueError:
-        return points
-    return min(value, points) if value >= 0 else points
-
-
-def _streams(chunks: list[tuple[str, str]], ignore: str | None, count: int) -> list[dict[str, Any]]:
-    out = []
-    for name, text in chunks:
-        if name == "stderr" and ignore and re.search(ignore, text):
-            continue  # nbgrader's IgnorePattern drops such stderr outputs before scoring
-        out.append({"output_type": "stream", "name": name, "text": text})
-    return out
 
 
 def _result(text: str, count: int) -> dict[str, Any]:
