@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test demo release bench bench-watch lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-watch lint clean
 
 install: $(STAMP)
 
@@ -35,9 +35,14 @@ system-deps:
 	    fi; \
 	fi
 
+# Both kinds: the unit tests (tests/unit/) and the end-to-end ones that build courses and grade them.
 test: install system-deps
 	$(BIN)/ruff check autograder tests source
 	$(BIN)/python -m pytest -q
+
+# The unit tests alone, in seconds: no nbgrader run, no sandbox, no database server.
+test-fast: install
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: install
 	$(BIN)/ruff check autograder tests source
