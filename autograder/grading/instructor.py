@@ -25,7 +25,7 @@ def instructor_files(settings: CourseSettings, sources: list[SourceNotebook], as
                      ) -> tuple[dict[str, str], list[str]]:
     """What the instructor's folder gives every job of an assignment: its `.py` modules and the modules its
     notebooks import. Also marks, in `sources`, the code cells that are the instructor's text (see
-    `assemble.notebook_job`: such cells are compiled once, in the zygote)."""
+    `prepare.notebook_job`: such cells are compiled once, in the zygote)."""
     source_dir = settings.path("source", ".", assignment)
     modules = instructor_modules(source_dir, settings.coursedir.ignore)
     code = instructor_code(source_dir)
