@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test demo release bench bench-watch lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-watch lint clean
 
 install: $(STAMP)
 
@@ -35,21 +35,26 @@ system-deps:
 	    fi; \
 	fi
 
+# Both kinds: the unit tests (tests/unit/) and the end-to-end ones that build courses and grade them.
 test: install system-deps
 	$(BIN)/ruff check autograder tests source
 	$(BIN)/python -m pytest -q
+
+# The unit tests alone, in seconds: no nbgrader run, no sandbox, no database server.
+test-fast: install
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: install
 	$(BIN)/ruff check autograder tests source
 
 release: install
-	$(BIN)/python -m autograder.release
+	$(BIN)/python -m autograder.devtools.release
 
 demo: install
-	$(BIN)/python -m autograder.demo
+	$(BIN)/python -m autograder.devtools.demo
 
 bench: install
-	$(BIN)/python -m autograder.bench --n $(N)
+	$(BIN)/python -m autograder.devtools.bench --n $(N)
 
 # 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
 bench-watch: install

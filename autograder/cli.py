@@ -15,7 +15,7 @@ import sys
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from autograder.course import tools_on_path  # noqa: E402
+from autograder.course.nbgrader_cli import tools_on_path  # noqa: E402
 
 COMMANDS = (
     "autograder.commands.grade",

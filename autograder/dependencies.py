@@ -12,7 +12,7 @@ on arguments it chose; in the sandbox path nothing the student's process prints 
 shown, only the graders' verdict, and that only when it is better (README, threat model).
 
 Both grading paths use it: `autograder.kernel.grade` (in the kernel, `nbgrader autograde`) and the engine
-(`autograder.alone`, through the sandbox's callbacks).
+(`autograder.grading.alone`, through the sandbox's callbacks).
 """
 
 import copy

@@ -7,7 +7,7 @@ The course configures that converter's steps for the API alone (traitlets' paren
 nbgrader's own:
 
 - `SandboxedExecute` takes the place of nbgrader's `Execute`: the sanitised notebook is graded by
-  `autograder.engine.grade_submission`, its cells get the outputs the engine produced (so nbgrader's
+  `autograder.grading.submission.grade_submission`, its cells get the outputs the engine produced (so nbgrader's
   `SaveAutoGrades` reads the same scores `autograder grade` records), and `autograder-result.json` is
   written beside the notebook, as `autograder grade` writes it.
 - `QuietOverwriteCells` is nbgrader's `OverwriteCells` without the warning that a grade cell's checksum
@@ -29,21 +29,23 @@ class SandboxedExecute(NbGraderPreprocessor):
     """nbgrader's Execute step, run by the sandboxed engine (see the module's docstring)."""
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        import autograder
-        from autograder import classgrade
-        from autograder.assemble import notebook_job
-        from autograder.engine import Job, grade_submission
+        from autograder.course.settings import read_course
+        from autograder.grading.instructor import instructor_files
+        from autograder.grading.model import Job
+        from autograder.grading.prepare import notebook_job
+        from autograder.grading.startup import hidden_paths
+        from autograder.grading.submission import grade_submission
         from autograder.sandbox.client import Zygote
 
         info = resources["nbgrader"]
         student, assignment, name = info["student"], info["assignment"], info["notebook"]
-        settings = classgrade.load_settings(Path.cwd())
+        settings = read_course(Path.cwd(), rooted=True)
         sources = _sources(info["db_url"], assignment)
         source = next(s for s in sources if s.name == name)
-        modules, preload = classgrade.instructor_files(settings, sources, assignment)
+        modules, preload = instructor_files(settings, sources, assignment)
         job = Job(student, assignment, [notebook_job(name, nb, source)], modules, settings.limits,
                   settings.ignore_pattern, preload)
-        hide = [str(settings.root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
+        hide = hidden_paths(settings.root)
         with Zygote(hide=hide) as zygote:
             outcome = grade_submission(job, zygote)
         count = 0
@@ -82,7 +84,7 @@ def _sources(db_url: str, assignment: str) -> list[Any]:
     """The assignment's source notebooks, read from the gradebook as `autograder grade` reads them."""
     from nbgrader.api import Gradebook
 
-    from autograder.sources import read_sources
+    from autograder.grading.sources import read_sources
 
     with Gradebook(db_url) as gradebook:
         connection = gradebook.db.connection().connection

@@ -15,7 +15,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
-from autograder.runner import run_exercise
+from autograder.graders.exercise import run_exercise
 from autograder.sandbox.standins import Replaced
 from autograder.student import NamespaceStudent
 

@@ -1,6 +1,6 @@
 import pytest
 
-from autograder.course import available_assignments
+from autograder.devtools.repo import available_assignments
 from tests.nbgrader_class import GradedClass, grade_class
 
 ASSIGNMENTS = available_assignments()

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.catalogue import write_submission
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import write_submission
+from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
 
 ASSIGNMENT = "hidden_state_activation"
@@ -76,15 +77,21 @@ def grade(course: Path, *args: str, env: dict[str, str] | None = None,
                           text=True, timeout=timeout)
 
 
-def scores(course: Path) -> dict[str, dict[str, float]]:
+def scores(course: Path, assignment: str = ASSIGNMENT) -> dict[str, dict[str, float]]:
     """Each student's score per grade cell, from the course's gradebook (wherever its settings put it)."""
+    from autograder.course.settings import read_course
+
+    return gradebook_scores(read_course(course).db_url, assignment)
+
+
+def gradebook_scores(db_url: str, assignment: str) -> dict[str, dict[str, float]]:
+    """Each student's score per grade cell of `assignment`, as nbgrader's own API reads the gradebook: the one
+    query every test of scores uses."""
     from nbgrader.api import Gradebook
 
-    from autograder.course_settings import read_course
-
-    with Gradebook(read_course(course).db_url) as gb:
+    with Gradebook(db_url) as gb:
         return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
-                for s in gb.assignment_submissions(ASSIGNMENT)}
+                for s in gb.assignment_submissions(assignment)}
 
 
 def result(course: Path, student: str) -> dict:

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
 
-from autograder.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
+from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
+from tests.grading_course import gradebook_scores
 
 SHARDS = 3
 
@@ -86,8 +87,5 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
     with ThreadPoolExecutor(SHARDS) as pool:
         list(pool.map(run_shard, range(SHARDS)))
     for course in {*graded.courses.values()}:
-        with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
-            for submission in gradebook.assignment_submissions(assignment):
-                notebook = submission.notebooks[0]
-                graded.scores[submission.student_id] = {g.name: g.score for g in notebook.grades}
+        graded.scores.update(gradebook_scores(f"sqlite:///{course}/gradebook.db", assignment))
     return graded

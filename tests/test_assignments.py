@@ -8,11 +8,12 @@ from xml.etree import ElementTree
 import nbformat
 import pytest
 
-from autograder.catalogue import correct_answers, solution_sources, wrong_answers
-from autograder.course import ROOT, nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
+from autograder.devtools.release import generate_release
+from autograder.devtools.repo import ROOT, new_course
+from autograder.graders.exercise import collect, max_score, run_exercise
 from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
-from autograder.release import generate_release
-from autograder.runner import collect, max_score, run_exercise
 from autograder.student import NamespaceStudent
 from tests.conftest import ASSIGNMENTS
 

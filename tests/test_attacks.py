@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import Answer, wrong_answers
+from autograder.devtools.catalogue import Answer, wrong_answers
 from autograder.notebook import grade_id
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
 

@@ -14,13 +14,15 @@ import pkgutil
 import numpy as np
 import pytest
 
-from autograder import classgrade
-from autograder.callplan import _recorded
-from autograder.catalogue import correct_answers, write_submission, wrong_answers
-from autograder.catalogue.classroom import adversarial_answers
-from autograder.course import available_assignments, nbgrader, new_course
-from autograder.engine import grade_submission
-from autograder.gradebook import GradebookWriter
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.course.settings import read_course
+from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
+from autograder.devtools.catalogue.classroom import adversarial_answers
+from autograder.devtools.repo import available_assignments, new_course
+from autograder.grading import instructor, prepare
+from autograder.grading.callplan import _recorded
+from autograder.grading.submission import grade_submission
+from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.client import Zygote
 
 
@@ -57,15 +59,15 @@ def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     for student, (_, answers) in kinds.items():
         write_submission(assignment, course / "submitted" / student / assignment, answers or [],
                          blank=answers is None, release=release)
-    settings = classgrade.load_settings(course)
+    settings = read_course(course, rooted=True)
     writer = GradebookWriter(settings.db_url, settings.course_id)
     sources = writer.source_notebooks(assignment)
-    modules, preload = classgrade.instructor_files(settings, sources, assignment)
+    modules, preload = instructor.instructor_files(settings, sources, assignment)
     writer.close()
     limits = dataclasses.replace(settings.limits, cell_seconds=ATTACKED.get(assignment, 30.0))
     found = {}
     for student, (kind, _) in kinds.items():
-        job = classgrade.prepare(settings, sources, modules, assignment, student, preload).job
+        job = prepare.prepare(settings, sources, modules, assignment, student, preload).job
         found[student] = (kind, dataclasses.replace(job, limits=limits))
     return found
 
@@ -87,8 +89,8 @@ def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
 
 def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_agree():
     from autograder.activations import ACTIVATIONS
-    from autograder.callplan import planned_calls
     from autograder.graders.judge import fresh
+    from autograder.grading.callplan import planned_calls
     from autograder.sandbox.client import call_request
 
     def crosses_as(request, name, args, kwargs):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import wrong_answers
-from autograder.course import nbgrader
-from autograder.course_settings import read_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.course.settings import read_course
+from autograder.devtools.catalogue import wrong_answers
 from tests.databases import DATABASES
 from tests.grading_course import ASSIGNMENT, grade, make_course, scores, submit
 

@@ -1,4 +1,4 @@
-"""The one reader of a course's settings (`autograder.course_settings`): nbgrader's reading of the config
+"""The one reader of a course's settings (`autograder.course.settings`): nbgrader's reading of the config
 file, the course folder as root wherever the command runs, and a gradebook looked at without being made.
 And each command's one line when the configured database is not a gradebook or cannot be reached."""
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import classgrade
-from autograder.course_settings import SettingsError, read_course, shown_url
+from autograder.course.settings import SettingsError, read_course, shown_url
 from tests.databases import connect, point_course_at
 
 
@@ -33,8 +32,8 @@ def test_a_relative_root_is_taken_from_the_course_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert read_course(course).root == course / "inner"
     # The grade command runs where the sandbox hides the course: a root elsewhere is refused, in one line.
-    with pytest.raises(classgrade.ClassError, match=r"c\.CourseDirectory\.root to .*inner: run this there"):
-        classgrade.load_settings(course)
+    with pytest.raises(SettingsError, match=r"c\.CourseDirectory\.root to .*inner: run this there"):
+        read_course(course, rooted=True)
 
 
 def test_missing_and_broken_config_files(tmp_path):

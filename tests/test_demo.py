@@ -6,12 +6,13 @@ import sys
 
 from nbgrader.api import Gradebook
 
-from autograder.course import ROOT, available_assignments
+from autograder.devtools.repo import ROOT, available_assignments
 
 
 def test_demo_grades_a_class_and_prints_the_table(tmp_path):
     course = tmp_path / "demo"
-    done = subprocess.run([sys.executable, "-m", "autograder.demo", "--students", "10", "--course", str(course)],
+    done = subprocess.run([sys.executable, "-m", "autograder.devtools.demo", "--students", "10",
+                           "--course", str(course)],
                           cwd=ROOT, capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin",
                                                                           "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr[-3000:]

@@ -6,7 +6,7 @@ import subprocess
 import nbformat
 import pytest
 
-from autograder.catalogue import wrong_answers
+from autograder.devtools.catalogue import wrong_answers
 from autograder.notebook import grade_id
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
 
@@ -83,7 +83,7 @@ def test_results_are_where_nbgrader_puts_them(course):
 
 
 def test_feedback_and_export_work_on_the_results(course):
-    from autograder.course import nbgrader
+    from autograder.course.nbgrader_cli import nbgrader
 
     nbgrader(course, "generate_feedback", ASSIGNMENT)
     assert (course / "feedback" / "solution" / ASSIGNMENT / f"{ASSIGNMENT}.html").is_file()
@@ -143,7 +143,8 @@ def _course_with_source(root, change):
     """A course whose instructor notebook was changed by `change(cells)` before nbgrader released it."""
     import json
 
-    from autograder.course import nbgrader, new_course
+    from autograder.course.nbgrader_cli import nbgrader
+    from autograder.devtools.repo import new_course
 
     course = new_course(root, (ASSIGNMENT,))
     path = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -182,8 +183,9 @@ def test_jobs_in_hand_stay_bounded_when_recording_is_slow(course, monkeypatch):
     finished as soon as they are submitted: what is checked is how many the main process hands out."""
     from concurrent.futures import Future
 
-    from autograder import classgrade
-    from autograder.sources import read_sources_early
+    from autograder.course.settings import read_course
+    from autograder.grading import scheduler
+    from autograder.grading.sources import read_sources_early
 
     class FinishedAtOnce:
         def submit(self, fn, *args):
@@ -191,12 +193,12 @@ def test_jobs_in_hand_stay_bounded_when_recording_is_slow(course, monkeypatch):
             future.set_result(None)
             return future
 
-    monkeypatch.setattr(classgrade, "IN_HAND_PER_WORKER", 3)
-    settings = classgrade.load_settings(course)
+    monkeypatch.setattr(scheduler, "IN_HAND_PER_WORKER", 3)
+    settings = read_course(course, rooted=True)
     sources = read_sources_early(f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT)
-    students = classgrade.students_to_grade(settings, ASSIGNMENT, None)
+    students = scheduler.students_to_grade(settings, ASSIGNMENT, None)
     assert len(students) > 4
-    run = classgrade.start_class(settings, ASSIGNMENT, sources, students, True, 1, [], FinishedAtOnce())
+    run = scheduler.start_class(settings, ASSIGNMENT, sources, students, True, 1, [], FinishedAtOnce())
     assert len(run.pending) == 3
     run.fill()
     assert len(run.pending) == 3  # all finished, none recorded yet: nothing more goes out

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import available_assignments, nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.repo import available_assignments, new_course
+from tests.grading_course import gradebook_scores
 from tests.nbgrader_class import student_ids, submit
 
 
 def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
-    from nbgrader.api import Gradebook
-
     course = new_course(root, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
     for student, answers in student_ids(assignment).items():
@@ -23,9 +23,7 @@ def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
     done = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", assignment], cwd=course,
                           env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
-        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
-                for s in gb.assignment_submissions(assignment)}
+    return gradebook_scores(f"sqlite:///{course}/gradebook.db", assignment)
 
 
 @pytest.mark.slow

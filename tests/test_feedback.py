@@ -10,11 +10,12 @@ import shutil
 
 import pytest
 
-from autograder.catalogue import Answer, write_submission, wrong_answers
 from autograder.checks import CheckFailed
-from autograder.course import ROOT, nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
+from autograder.devtools.repo import ROOT, new_course
+from autograder.graders.exercise import CaseResult, ExerciseResult
 from autograder.hints import HINTS
-from autograder.runner import CaseResult, ExerciseResult
 from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"

@@ -5,7 +5,7 @@ unable to write into the course, and no checksum warnings for the hidden tests p
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.catalogue import Answer, wrong_answers
+from autograder.devtools.catalogue import Answer, wrong_answers
 from tests.grading_course import ASSIGNMENT, grade, make_course, result, scores, submit
 
 

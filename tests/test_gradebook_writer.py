@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.catalogue import wrong_answers
-from autograder.course import nbgrader
-from autograder.engine import Outcome
-from autograder.gradebook import GradebookError, GradebookWriter, _Database
-from autograder.results import CellResult, SubmissionResult
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import wrong_answers
+from autograder.grading.model import CellResult, SubmissionResult
+from autograder.grading.submission import Outcome
+from autograder.grading.writer import GradebookError, GradebookWriter, _Database
 from tests.databases import DATABASES, connect, point_course_at, query
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit
 

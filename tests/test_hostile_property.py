@@ -147,20 +147,21 @@ def template(tmp_path_factory):
 def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, spec):
     """In this process: `prepare` gives a job or a one-line reason, never raises; the staged autograded
     folder holds only regular files and folders, within the bounds."""
-    from autograder import classgrade
-    from autograder.engine import Outcome
-    from autograder.gradebook import stage_autograded
-    from autograder.results import SubmissionResult
-    from autograder.sources import read_sources_early
+    from autograder.course.settings import read_course
+    from autograder.grading import prepare
+    from autograder.grading.autograded import stage_autograded
+    from autograder.grading.model import SubmissionResult
+    from autograder.grading.sources import read_sources_early
+    from autograder.grading.submission import Outcome
 
     course, honest = template
-    settings_ = classgrade.load_settings(course)
+    settings_ = read_course(course, rooted=True)
     sources = read_sources_early(f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT)
     folder = tmp_path_factory.mktemp("sub") / "submitted" / "evil" / ASSIGNMENT
     _make_submission(folder, honest, spec)
     settings_.coursedir.submitted_directory = str(folder.parents[2] / "submitted")
     settings_.coursedir.root = str(folder.parents[2])
-    prepared = classgrade.prepare(settings_, sources, {}, ASSIGNMENT, "evil")
+    prepared = prepare.prepare(settings_, sources, {}, ASSIGNMENT, "evil")
     assert (prepared.job is None) == (prepared.unreadable is not None)
     assert all("\n" not in line for line in prepared.ignored)
     dest = folder.parents[2] / "autograded" / "evil" / ASSIGNMENT

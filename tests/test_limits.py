@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import write_submission
+from autograder.devtools.catalogue import write_submission
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, result, scores, submit
 from tests.test_attacks import FULL, cw, nobody_processes
 

@@ -1,7 +1,7 @@
 """A clean course runs every nbgrader command without configuration warnings: an option nbgrader does
 not know is either a typo or a leftover, and a warning in every command hides the ones that matter."""
 
-from autograder.course import nbgrader
+from autograder.course.nbgrader_cli import nbgrader
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit
 
 

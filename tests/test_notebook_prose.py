@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import ROOT
+from autograder.devtools.repo import ROOT
 from autograder.notebook import load_namespace, read_notebook
 
 CLAIMS = {

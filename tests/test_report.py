@@ -17,12 +17,13 @@ import pytest
 from matplotlib import image as mpimg
 from nbgrader.api import Gradebook
 
-from autograder.catalogue import Answer, correct_answers, write_submission, wrong_answers
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
+from autograder.devtools.repo import new_course
+from autograder.graders.exercise import run_exercise
+from autograder.grading.model import CellResult, SubmissionResult
 from autograder.notebook import load_namespace
 from autograder.report import write_report
-from autograder.results import CellResult, SubmissionResult
-from autograder.runner import run_exercise
 from autograder.student import NamespaceStudent
 from tests.browser import chromium, seen_after_load
 

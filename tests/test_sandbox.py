@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from autograder.activations import ACTIVATIONS
-from autograder.catalogue import correct_answers, write_submission, wrong_answers
-from autograder.course import available_assignments
+from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
+from autograder.devtools.repo import available_assignments
+from autograder.graders.exercise import run_exercise
 from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
-from autograder.runner import run_exercise
 from autograder.sandbox import wire
 from autograder.sandbox.client import RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
@@ -113,7 +113,7 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
     """Every catalogue answer: each grader case earns the same in a kernel-like namespace and remotely."""
     import time
 
-    from autograder.course import ROOT
+    from autograder.devtools.repo import ROOT
 
     for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
         path = write_submission(assignment, tmp_path / f"s{index}", [answer])
@@ -150,7 +150,7 @@ def test_a_job_and_its_outcome_travel_as_json(zygote):
     """The unit of work can move between machines: job and outcome survive a JSON round trip."""
     import json
 
-    from autograder.engine import CellJob, Job, NotebookJob, Outcome, grade_submission
+    from autograder.grading.submission import CellJob, Job, NotebookJob, Outcome, grade_submission
 
     job = Job("s1", "hidden_state_activation", [NotebookJob("nb", [
         CellJob("code", "import numpy as np\ndef sigmoid(z):\n    return 1 / (1 + np.exp(-z))"),

@@ -9,8 +9,8 @@ import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from autograder.catalogue import write_submission, wrong_answers
-from autograder.course import nbgrader
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import write_submission, wrong_answers
 from tests.browser import seen_after_load
 from tests.grading_course import ASSIGNMENT, make_course
 

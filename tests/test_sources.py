@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import nbgrader, new_course
-from autograder.gradebook import GradebookError, GradebookWriter
-from autograder.sources import read_sources_early
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.repo import new_course
+from autograder.grading.sources import read_sources_early
+from autograder.grading.writer import GradebookError, GradebookWriter
 
 ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
 

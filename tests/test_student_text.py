@@ -8,8 +8,8 @@ import io
 
 from rich.console import Console
 
-from autograder.classgrade import Summary
 from autograder.commands.grade import print_summary
+from autograder.grading.scheduler import Summary
 from tests.grading_course import grade, make_course, submit
 
 # Clear the screen, go home, back to the start of the line, a new line, a C1 CSI, a right-to-left override

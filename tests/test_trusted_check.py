@@ -10,14 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import classgrade
-from autograder.catalogue import Answer, write_submission, wrong_answers
-from autograder.course import ROOT, available_assignments, nbgrader, new_course
-from autograder.engine import _check_plan, grade_submission
-from autograder.gradebook import GradebookWriter
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.course.settings import read_course
+from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
+from autograder.devtools.repo import ROOT, available_assignments, new_course
+from autograder.grading import instructor, prepare
+from autograder.grading.submission import _check_plan, grade_submission
+from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
+from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote, call_request
 from autograder.sandbox.limits import Limits
-from autograder.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from tests.grading_course import ASSIGNMENT, grade, make_course, outputs_text, result, scores, submit
 
 FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,
@@ -146,12 +148,12 @@ def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planne
     nbgrader(course, "generate_assignment", assignment, "--force")
     write_submission(assignment, course / "submitted" / "solution" / assignment, [],
                      release=course / "release" / assignment)
-    settings = classgrade.load_settings(course)
+    settings = read_course(course, rooted=True)
     writer = GradebookWriter(settings.db_url, settings.course_id)
     sources = writer.source_notebooks(assignment)
-    modules, preload = classgrade.instructor_files(settings, sources, assignment)
+    modules, preload = instructor.instructor_files(settings, sources, assignment)
     writer.close()
-    job = classgrade.prepare(settings, sources, modules, assignment, "solution", preload).job
+    job = prepare.prepare(settings, sources, modules, assignment, "solution", preload).job
     cells = [c for nb in job.notebooks for c in nb.cells if c.kind == "test"]
     assert cells and all(_check_plan(job, cell) for cell in cells)  # a lambda in a check would drop it
     outcome = grade_submission(job, zygote)

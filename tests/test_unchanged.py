@@ -1,9 +1,9 @@
-"""Reading a notebook's text for whether a function can change after its test cell (`autograder.unchanged`):
+"""Reading a notebook's text for whether a function can change after its test cell (`autograder.grading.unchanged`):
 "unchanged" must be sure, since an exercise is then judged on its own in the process that ran every cell."""
 
 import pytest
 
-from autograder.unchanged import unchanged_after
+from autograder.grading.unchanged import unchanged_after
 
 NOTEBOOK = [
     "import numpy as np",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.catalogue import wrong_answers
+from autograder.devtools.catalogue import wrong_answers
 from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,
@@ -53,7 +53,7 @@ def test_nbgrader_submit_is_graded_and_fetch_feedback_gets_it(template, tmp_path
                               timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
 
-    from autograder.catalogue import write_submission
+    from autograder.devtools.catalogue import write_submission
 
     student_runs("fetch_assignment", ASSIGNMENT)
     write_submission(ASSIGNMENT, student / ASSIGNMENT, [WRONG], release=student / ASSIGNMENT)

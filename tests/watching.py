@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from autograder.catalogue import write_submission
-from autograder.course import nbgrader
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import write_submission
 from tests.grading_course import ASSIGNMENT, CLI, make_course
 
 COURSE_ID = "rnn-hidden-state"

@@ -17,7 +17,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from autograder.submitted import shown
+from autograder.course.submitted import shown
 
 UTF8_FLAG = 0x800
 ENCRYPTED_FLAG = 0x1

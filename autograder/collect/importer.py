@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from autograder.lms.identity import Person
-from autograder.submitted import (
+from autograder.course.submitted import (
     MAX_TIMESTAMP_BYTES,
     TIMESTAMP_FILE,
     UnsafeFile,
@@ -28,6 +27,7 @@ from autograder.submitted import (
     read_bytes,
     valid_student_id,
 )
+from autograder.lms.identity import Person
 
 from .archive import Archive, EntryError
 from .layouts import LAYOUTS, Upload

@@ -5,16 +5,13 @@ processes; results land in the gradebook and `autograded/` exactly where `nbgrad
 Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line for operational errors.
 """
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
-# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, which builds a grammar for a
-# second at import; no notebook schema uses the IRI formats it checks, so it is kept out.
-sys.modules.setdefault("rfc3987_syntax", None)
+from autograder.cli import UserError
+from autograder.grading import startup
 
-from autograder.cli import UserError  # noqa: E402
+startup.without_iri_grammar()  # at import: before any command loads jsonschema
 
 
 def register(subparsers) -> None:
@@ -28,17 +25,9 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def hidden_paths(root: Path) -> list[str]:
-    """What the sandbox must not show even where it lies inside a runtime path: the course, this package
-    (the graders) and the home folder."""
-    import autograder
-
-    return [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
-
-
 def run(args) -> int:
+    from autograder.course.submitted import ID_RULE, shown, valid_student_id
     from autograder.sandbox.launch import launch, reap, requested_level
-    from autograder.submitted import ID_RULE, shown, valid_student_id
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
@@ -46,15 +35,15 @@ def run(args) -> int:
         if not valid_student_id(student):
             raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
     root = Path.cwd()
-    hide = hidden_paths(root)
+    hide = startup.hidden_paths(root)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
-    from autograder import classgrade
+    from autograder.grading.pool import start_pool
 
     # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and load the
     # graders while this one does.
-    pool = classgrade.start_pool(args.jobs, hide, args.assignment, launched)
+    pool = start_pool(args.jobs, hide, args.assignment, launched)
     try:
         return _grade(args, root, hide, pool)
     finally:
@@ -64,30 +53,29 @@ def run(args) -> int:
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
-    _nbgrader_without_server_extensions()
-    _nbformat_on_demand()
-    _archive_util_on_demand()
-    from autograder import classgrade
-    from autograder.assemble import AssemblyError
-    from autograder.sources import read_sources_early
+    startup.stand_ins()
+    from autograder.course.settings import SettingsError, read_course
+    from autograder.grading.assignment import AssignmentError, ensure_assignment
+    from autograder.grading.prepare import AssemblyError
+    from autograder.grading.scheduler import grade_class, start_class, students_to_grade
+    from autograder.grading.sources import read_sources_early
 
     try:
-        settings = classgrade.load_settings(root)
-        students = classgrade.students_to_grade(settings, args.assignment, args.student)
+        settings = read_course(root, rooted=True)
+        students = students_to_grade(settings, args.assignment, args.student)
         # From an SQLite gradebook the source notebooks are read at once, and the first submissions run
         # while the rest of this process loads; from another database, once nbgrader's ORM has opened it.
         sources = read_sources_early(settings.db_url, args.assignment)
         run = None
         if sources is not None:
-            run = classgrade.start_class(settings, args.assignment, sources, students, args.force, args.jobs, hide,
-                                         pool)
-    except (classgrade.ClassError, AssemblyError) as exc:
+            run = start_class(settings, args.assignment, sources, students, args.force, args.jobs, hide, pool)
+    except (SettingsError, AssignmentError, AssemblyError) as exc:
         raise UserError(str(exc)) from None
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from autograder.gradebook import GradebookError, GradebookWriter
+    from autograder.grading.writer import GradebookError, GradebookWriter
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
@@ -96,74 +84,19 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     err = Console(stderr=True, highlight=False)
     try:
         if run is None:
-            classgrade.ensure_assignment(settings, writer, args.assignment)
-            run = classgrade.start_class(settings, args.assignment, writer.source_notebooks(args.assignment),
-                                         students, args.force, args.jobs, hide, pool)
+            ensure_assignment(settings, writer, args.assignment)
+            run = start_class(settings, args.assignment, writer.source_notebooks(args.assignment),
+                              students, args.force, args.jobs, hide, pool)
         run.checked.result()  # an instructor's mistake in the graders is one line, before any progress is shown
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
-            summary = classgrade.grade_class(run, writer, progress)
-    except (classgrade.ClassError, AssemblyError, GradebookError) as exc:
+            summary = grade_class(run, writer, progress)
+    except (AssignmentError, AssemblyError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()
     print_summary(summary, args.assignment, err)
     return 0
-
-
-def _nbgrader_without_server_extensions() -> None:
-    """Register the `nbgrader` package without running its `__init__`, which loads the Jupyter server
-    extensions (jupyter_server, tornado handlers, the exchange: 0.4 s of CPU); grading imports only its
-    modules (`api`, `coursedir`, `utils`, `plugins`, `preprocessors`), which import as usual. Only in this
-    command's process: nbgrader itself runs as its own command."""
-    if "nbgrader" in sys.modules:
-        return
-    spec = importlib.util.find_spec("nbgrader")
-    if spec is not None:
-        sys.modules["nbgrader"] = importlib.util.module_from_spec(spec)
-
-
-def _nbformat_on_demand() -> None:
-    """`nbgrader.utils` imports `nbformat.notebooknode`, and with it nbformat's `__init__`, which loads its
-    schema validator and jsonschema (70 ms of CPU); grading reads and writes notebooks as plain JSON and
-    needs nbformat's own functions only for an odd notebook. The package is registered with its submodules
-    importable as usual; its `__init__` runs the first time one of its names is asked for."""
-    if "nbformat" in sys.modules:
-        return
-    spec = importlib.util.find_spec("nbformat")
-    if spec is None or spec.loader is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-
-    def complete(name: str):
-        del module.__getattr__  # before running __init__, whose own `from . import v4` must not come here
-        spec.loader.exec_module(module)
-        return getattr(module, name)
-
-    module.__getattr__ = complete
-    sys.modules["nbformat"] = module
-
-
-def _archive_util_on_demand() -> None:
-    """`nbgrader.utils` imports three functions from `setuptools.archive_util` (for zipped submissions,
-    which grading never unpacks); importing setuptools costs 0.1 s. Stand-ins load it when first called."""
-    if "setuptools.archive_util" in sys.modules:
-        return
-    import types
-
-    module = types.ModuleType("setuptools.archive_util")
-
-    def on_demand(name: str):
-        def call(*args, **kwargs):
-            if sys.modules.get("setuptools.archive_util") is module:
-                del sys.modules["setuptools.archive_util"]
-            real = importlib.import_module("setuptools.archive_util")
-            return getattr(real, name)(*args, **kwargs)
-        return call
-
-    for name in ("unpack_archive", "unpack_tarfile", "unpack_zipfile"):
-        setattr(module, name, on_demand(name))
-    sys.modules["setuptools.archive_util"] = module
 
 
 def print_summary(summary, assignment: str, err) -> None:

@@ -32,9 +32,11 @@ def log(line: str) -> None:
 
 
 def run(args) -> int:
-    from autograder import classgrade
-    from autograder.commands.grade import hidden_paths
-    from autograder.gradebook import GradebookError, GradebookWriter
+    from autograder.course.settings import SettingsError, read_course
+    from autograder.grading.assignment import AssignmentError, ensure_assignment
+    from autograder.grading.pool import start_pool
+    from autograder.grading.startup import hidden_paths
+    from autograder.grading.writer import GradebookError, GradebookWriter
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
@@ -45,9 +47,9 @@ def run(args) -> int:
         raise UserError("--jobs must be at least 1")
     root = Path.cwd()
     try:
-        settings = classgrade.load_settings(root)
+        settings = read_course(root, rooted=True)
         policy = read_policy(settings.coursedir.config)
-    except (classgrade.ClassError, PolicyError) as exc:
+    except (SettingsError, PolicyError) as exc:
         raise UserError(str(exc)) from None
     assignments = tuple(dict.fromkeys(args.assignment)) or tuple(
         sorted(p.name for p in settings.path("source", ".", ".").glob("*") if any(p.glob("*.ipynb"))))
@@ -68,7 +70,7 @@ def run(args) -> int:
     # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
     # watcher stops cleanly only if its workers are still there to finish the round in progress.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pool = classgrade.start_pool(args.jobs, hide, assignments[0])
+    pool = start_pool(args.jobs, hide, assignments[0])
     signal.signal(signal.SIGINT, previous)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -76,12 +78,12 @@ def run(args) -> int:
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
         for assignment in assignments:
-            classgrade.ensure_assignment(settings, writer, assignment)
+            ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
         watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
         log(f"watching {', '.join(assignments)} in {exchange.inbound} ({args.jobs} workers); Ctrl-C stops")
         watcher.run(stop)
-    except (classgrade.ClassError, GradebookError) as exc:
+    except (AssignmentError, GradebookError) as exc:
         raise UserError(str(exc)) from None
     finally:
         (watcher.pool if watcher else pool).shutdown(wait=True, cancel_futures=True)

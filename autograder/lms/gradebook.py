@@ -1,6 +1,6 @@
 """Read the course's nbgrader gradebook: where it is, and every grade an LMS export or push needs.
 
-The database URL and course id come from the course's settings (`autograder.course_settings`), so a
+The database URL and course id come from the course's settings (`autograder.course.settings`), so a
 course that moved its gradebook (`c.CourseDirectory.db_url`, to another file or a database server) is
 read where nbgrader writes it; the default is `sqlite:///<course root>/gradebook.db`.
 """
@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from autograder.course_settings import CONFIG_FILE, SettingsError, read_course, shown_url
-from autograder.sources import sqlite_path
+from autograder.course.settings import CONFIG_FILE, SettingsError, read_course, shown_url, sqlite_path
 
 from .errors import LmsError
 from .identity import Person, load_people

@@ -13,11 +13,10 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
-from autograder.course_settings import CourseSettings, SettingsError, read_course, shown_url
+from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
+from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
-from autograder.results import RESULT_FILE, SubmissionResult
-from autograder.sources import sqlite_path
 
 
 class ReportError(Exception):

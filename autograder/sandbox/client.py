@@ -32,7 +32,7 @@ MAX_PRELOADED = 10_000  # planned calls a zygote holds; past that, calls are sen
 GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
 FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
 # id(function) -> the name it crosses the wire as: the activations by default; a caller may add others
-# (`autograder.trustedcheck`: an instructor module's functions, as "module:function").
+# (`autograder.grading.trustedcheck`: an instructor module's functions, as "module:function").
 FUNCTION_NAMES: Mapping[int, str] = {id(f): name for name, f in ACTIVATIONS.items()}
 
 
@@ -42,17 +42,17 @@ class SandboxError(Exception):
 
 class BoundaryError(BaseException):
     """A grader passed a value that cannot cross into the sandbox: a bug in the grader, not the answer.
-    A BaseException so the runner's per-case `except Exception` cannot blame the student for it."""
+    A BaseException so `graders.exercise`'s per-case `except Exception` cannot blame the student for it."""
 
 
 class PlanMismatch(BaseException):
     """The graders asked for something other than the requests sent ahead of time (see `Sandbox.announce`):
     the notebook must be graded again with each request sent when asked for. A BaseException so that no
-    grader's or runner's `except Exception` can take it for the student's error."""
+    grader's or `graders.exercise`'s `except Exception` can take it for the student's error."""
 
 
 class SandboxDied(Exception):
-    """The submission's process is gone or was stopped; `limit` says why, in results.py's vocabulary."""
+    """The submission's process is gone or was stopped; `limit` says why, in `grading.model`'s vocabulary."""
 
     def __init__(self, message: str, limit: str) -> None:
         super().__init__(message)

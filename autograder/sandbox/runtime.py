@@ -104,7 +104,7 @@ WARM_ERRORS: list[str] = []  # what the zygote could not import (a child imports
 MAX_COMPILED = 2000
 
 
-# The planned calls' arguments (see `autograder.callplan`), decoded in the zygote (`preload`) for every child
+# The planned calls' arguments (see `autograder.grading.callplan`), decoded in the zygote (`preload`) for every child
 # to inherit: an announced planned call then arrives as {"op": "call", "plan": key} and runs on fresh
 # copies of these. Only what the grader sends every child anyway: a call's name and inputs, never an answer.
 PLANNED: dict[int, tuple[str, list, dict, tuple[list, dict]]] = {}

@@ -19,8 +19,9 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.catalogue import correct_answers, write_submission, wrong_answers
-from autograder.course import nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
+from autograder.devtools.repo import new_course
 
 ASSIGNMENT = "hidden_state_activation"
 COURSE_ID = "rnn-hidden-state"

@@ -3,7 +3,7 @@ leaves through `<root>/<course>/feedback/`.
 
 Everything in `inbound/` is the student's: its names, timestamps, secrets and files, and the student may
 change a folder while it is read (`nbgrader submit` leaves it writable). Names are parsed as data, files
-are read through `autograder.submitted` without following any link, and what cannot be used is refused
+are read through `autograder.course.submitted` without following any link, and what cannot be used is refused
 with one line that concerns that submission alone.
 """
 
@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from autograder.submitted import (
+from autograder.course.submitted import (
     TIMESTAMP_FILE,
     FolderBounds,
     UnsafeFile,
@@ -140,7 +140,7 @@ class Exchange:
     def collect(self, entry: Entry, dest: Path, ignore: list[str], bounds: FolderBounds = BOUNDS) -> Collected:
         """Copy the submission to `dest` (`submitted/<student>/<assignment>`) as `nbgrader collect` does, with
         its time in `timestamp.txt`; the folder is built beside `dest` and swapped in whole."""
-        from autograder.gradebook import swap_in
+        from autograder.grading.autograded import swap_in
 
         folder = self.inbound / entry.name
         collected = Collected(self.secret(entry))

@@ -1,6 +1,6 @@
 """The watcher's loop: find submissions in nbgrader's exchange, collect, grade, release feedback.
 
-Grading is `autograder grade`'s own (`classgrade.start_class` and `grade_class` with one gradebook writer
+Grading is `autograder grade`'s own (`grading.scheduler.start_class` and `grade_class` with one gradebook writer
 and one pool of workers, each with its warm zygote, for the watcher's lifetime), so the gradebook rows,
 `autograded/` folders and result files are the same. Each round takes at most one submission per student
 (their earliest waiting one): a student's submissions are graded in order, and a student who submits a
@@ -20,11 +20,12 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
 
-from autograder import classgrade
-from autograder.assemble import SourceNotebook
-from autograder.gradebook import GradebookError, GradebookWriter
-from autograder.results import RESULT_FILE
-from autograder.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.course.settings import CourseSettings
+from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.grading.model import RESULT_FILE
+from autograder.grading.sanitise import SourceNotebook
+from autograder.grading.scheduler import grade_class, start_class
+from autograder.grading.writer import GradebookError, GradebookWriter
 from autograder.terminal import visible
 from autograder.watch.exchange import (
     NBGRADER_TIME,
@@ -59,7 +60,7 @@ class Graded:
 
 
 class Watcher:
-    def __init__(self, settings: classgrade.Settings, assignments: tuple[str, ...], policy: Policy,
+    def __init__(self, settings: CourseSettings, assignments: tuple[str, ...], policy: Policy,
                  exchange: Exchange, ledger: Ledger, writer: GradebookWriter, pool: ProcessPoolExecutor,
                  jobs: int, hide: list[str], log: Callable[[str], None]) -> None:
         self.settings, self.assignments, self.policy = settings, assignments, policy
@@ -175,7 +176,7 @@ class Watcher:
         """`counts = "best"`: grade each student's best attempt again, from the copy kept when it was
         collected, so that the gradebook (and what is exported and pushed from it) holds that one. Its
         feedback is not released again: the student has it."""
-        from autograder.gradebook import swap_in
+        from autograder.grading.autograded import swap_in
 
         students = []
         for record in best:
@@ -197,10 +198,10 @@ class Watcher:
 
     def grade_students(self, assignment: str, students: list[str]) -> None:
         """`autograder grade --force --student ...` for these students, with the watcher's pool and writer."""
-        run = classgrade.start_class(self.settings, assignment, self.sources[assignment], students, True,
-                                     self.jobs, self.hide, self.pool)
+        run = start_class(self.settings, assignment, self.sources[assignment], students, True,
+                          self.jobs, self.hide, self.pool)
         try:
-            classgrade.grade_class(run, self.writer, keep_pool=True)
+            grade_class(run, self.writer, keep_pool=True)
         finally:
             self.pool = run.pool  # a new one if a worker died
             # grade_class freezes what is alive for the collector's sake (right for one run); in a process

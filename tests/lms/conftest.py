@@ -22,7 +22,7 @@ from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import AssignLatePenalties
 from sqlalchemy.exc import SAWarning
 
-from autograder.course import tools_on_path
+from autograder.course.nbgrader_cli import tools_on_path
 from tests.databases import point_course_at
 
 HSA = "hidden_state_activation"

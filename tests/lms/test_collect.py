@@ -10,7 +10,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from autograder.submitted import read_timestamp
+from autograder.course.submitted import read_timestamp
 from tests.lms import lms_archives as lms
 from tests.lms.conftest import HSA, Course, run_cli
 

@@ -8,7 +8,7 @@ copy of the module, each name standing for the student's function of that name, 
 the hidden graders' calls do (`RemoteStudent`). The engine scores the cell 0 when either run fails.
 
 The text is the instructor's: a grade cell's source is restored from the gradebook whenever a student edits
-it (`assemble.sanitise`), and a test cell's job is made only for a grade cell the gradebook knows.
+it (`sanitise.sanitise`), and a test cell's job is made only for a grade cell the gradebook knows.
 """
 
 import ast

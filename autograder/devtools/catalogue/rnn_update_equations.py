@@ -2,7 +2,7 @@
 
 from textwrap import dedent, indent
 
-from autograder.catalogue import Answer
+from autograder.devtools.catalogue import Answer
 
 SIGNATURES = {
     "rnn_step": "rnn_step(x_t, h_prev, W_xh, W_hh, b_h, phi=np.tanh)",

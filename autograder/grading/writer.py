@@ -1,5 +1,6 @@
-"""The single writer: applies graded submissions to nbgrader's gradebook and the `autograded/` folder,
-as `nbgrader autograde` would leave them, so `generate_feedback`, `export` and the formgrader work on them.
+"""The single gradebook writer: applies graded submissions to nbgrader's gradebook as `nbgrader autograde`
+would leave it (the autograded folders are `grading.autograded`'s), so `generate_feedback`, `export` and the
+formgrader work on them.
 
 Submissions are committed in batches (one transaction for a few dozen students: their students,
 submissions, per-cell auto scores, comments, late penalties), and each student's autograded folder is
@@ -21,25 +22,17 @@ one transaction, waiting at most `lock_seconds` for another program's locks.
 
 import contextlib
 import dataclasses
-import fnmatch
-import json
 import os
 import re
-import shutil
 import sqlite3
-import tempfile
 import uuid
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from autograder.assemble import SourceNotebook
-from autograder.course_settings import cannot_open, database_error
-from autograder.engine import Outcome
+from autograder.course.settings import cannot_open, database_error, sqlite_path
+from autograder.grading.model import Outcome, SourceNotebook
+from autograder.grading.sources import read_sources
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
-from autograder.results import RESULT_FILE
-from autograder.sources import read_sources, sqlite_path
-from autograder.submitted import UnsafeFile, copy_file, shown
 
 
 class GradebookError(Exception):
@@ -98,12 +91,6 @@ class GradebookWriter:
         return found
 
     # writing ------------------------------------------------------------------------------------
-    def record(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
-        """One transaction: the student, the submission and every grade of it. `cells` gives each
-        notebook's executed cells (for solution-cell comments and manually graded cells)."""
-        self.add(outcome, timestamp, cells)
-        self.commit()
-
     def add(self, outcome: Outcome, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
         """Stage one student's rows in the open transaction; nothing is written for good until `commit`.
         On any error the whole open transaction (every student staged since the last commit) is rolled
@@ -481,147 +468,3 @@ def _seconds_late(stamp: Any, duedate: Any, extension: Any) -> float:
 # Files --------------------------------------------------------------------------------------------------
 
 
-def _matches(name: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatch(name, p) for p in patterns)
-
-
-def regular_files(folder: Path, ignore: list[str]) -> list[Path]:
-    """Files under `folder` (relative paths), skipping ignored names and never following a symlink:
-    a submission's link to the gradebook or another student's work is not copied."""
-    found: list[Path] = []
-    _walk(folder, Path(), ignore, found)
-    return found
-
-
-def _walk(folder: Path, rel: Path, ignore: list[str], found: list[Path]) -> None:
-    # scandir's entry types come with the listing: no stat per file to tell links and files apart.
-    with os.scandir(folder / rel) as entries:
-        listed = list(entries)
-    for entry in listed:
-        if _matches(entry.name, ignore):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            _walk(folder, rel / entry.name, ignore, found)
-        elif entry.is_file(follow_symlinks=False):
-            found.append(rel / entry.name)
-
-
-def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
-                     student_files: list[tuple[Path, int]], notebooks: dict[str, dict[str, Any]],
-                     outcome: Outcome) -> Path:
-    """Build what `dest` will hold in a hidden folder beside it (same file system, so `swap_in` is a
-    rename) and return that folder; `dest` itself is not touched. What the grader writes comes first (the
-    instructor's files, as nbgrader puts them over the student's, the executed notebooks, the result
-    record), then the student's files as `submitted.list_files` listed them: one that would take the place
-    of a file or folder the grader wrote is left out, and said so in the result."""
-    if dest.parent.is_symlink():
-        raise OSError(f"{dest.parent} is a link: not written through")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-    try:
-        made: set[Path] = {Path()}
-        written: set[Path] = {Path(RESULT_FILE)}
-        instructor = [(rel, data) for rel, data in _instructor_files(source, ignore) if str(rel) not in keep_student]
-        for rel, data in instructor:
-            _make_parent(build, rel, made)
-            if data is None:
-                shutil.copyfile(source / rel, build / rel)
-            else:
-                (build / rel).write_bytes(data)
-            written.add(rel)
-        for name, nb in notebooks.items():
-            # The cells came from a read notebook and plain outputs: nbformat's schema check (milliseconds
-            # each) is skipped; the JSON is written as nbformat writes it.
-            (build / f"{name}.ipynb").write_bytes(_notebook_json(nb))
-            written.add(Path(f"{name}.ipynb"))
-        result = outcome.result
-        for rel, size in student_files:
-            if rel in written and str(rel) not in keep_student:
-                continue  # the instructor's copy stays, as in nbgrader
-            if rel in written or rel in made or any(parent in written for parent in rel.parents):
-                result.ignored.append(f"{shown(str(rel))}: has the name of a file the grader writes: not copied")
-                continue
-            try:
-                _make_parent(build, rel, made)
-                copy_file(submitted / rel, build / rel, size)
-            except (UnsafeFile, OSError) as exc:
-                result.ignored.append(f"{shown(str(rel))}: not copied ({exc})")
-        # What SubmissionResult.save writes, without dataclasses.asdict's deep copies (milliseconds each).
-        (build / RESULT_FILE).write_text(json.dumps(result, default=_fields))
-        os.chmod(build, 0o755)
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
-    return build
-
-
-def _notebook_json(nb: dict[str, Any]) -> bytes:
-    """The notebook as nbformat writes it (no indentation: the C encoder is ten times faster, and every
-    notebook reader takes it). Text the student's process printed can hold lone surrogates, which UTF-8
-    cannot carry: such a notebook is written with escapes, as JSON allows."""
-    try:
-        return json.dumps(nb, sort_keys=True, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(nb, sort_keys=True).encode("ascii")
-
-
-def _make_parent(build: Path, rel: Path, made: set[Path]) -> None:
-    if rel.parent not in made:
-        (build / rel.parent).mkdir(parents=True, exist_ok=True)
-        made.add(rel.parent)
-
-
-SMALL_FILE = 1 << 20
-_INSTRUCTOR: dict[tuple[Path, tuple[str, ...]], list[tuple[Path, bytes | None]]] = {}
-
-
-def _instructor_files(source: Path, ignore: list[str]) -> list[tuple[Path, bytes | None]]:
-    """The instructor's files beside the notebooks (relative path, content if small), read once per run:
-    every student's folder gets them."""
-    key = (source, tuple(ignore))
-    if key not in _INSTRUCTOR:
-        files = regular_files(source, ignore + ["*.ipynb"]) if source.is_dir() else []
-        _INSTRUCTOR[key] = [(rel, (source / rel).read_bytes() if (source / rel).stat().st_size <= SMALL_FILE
-                                   else None) for rel in files]
-    return _INSTRUCTOR[key]
-
-
-def swap_in(build: Path, dest: Path) -> None:
-    """Replace `dest` with the staged folder `build` in one rename (the old one is removed after)."""
-    try:
-        old = None
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=dest.parent))
-            os.rename(dest, old / "x")
-        os.rename(build, dest)
-        if old:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    """json.dumps' hook for the result's dataclasses: their fields, as dataclasses.asdict gives them,
-    without its deep copies (the encoder walks the values itself)."""
-    kind = type(value)
-    if kind not in _FIELDS:
-        if not dataclasses.is_dataclass(value):
-            raise TypeError(f"Object of type {kind.__name__} is not JSON serializable")
-        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    return {name: getattr(value, name) for name in _FIELDS[kind]}
-
-
-def with_outputs(nb: dict[str, Any], outputs: list[list[dict[str, Any]]]) -> dict[str, Any]:
-    """The executed notebook: each code cell's outputs and execution count."""
-    count = 0
-    for cell, cell_outputs in zip(nb["cells"], outputs, strict=False):
-        if cell["cell_type"] != "code":
-            continue
-        count += 1
-        cell["outputs"] = cell_outputs
-        cell["execution_count"] = count
-    return nb

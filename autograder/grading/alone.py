@@ -4,7 +4,7 @@ earlier functions replaced by stand-ins that the grader answers, and keeps the b
 then says so).
 
 Only submissions with two exercises losing points pay for it. Where no later cell can change what the
-exercise's function computes (`autograder.unchanged`), it is graded again in the process that graded the
+exercise's function computes (`autograder.grading.unchanged`), it is graded again in the process that graded the
 notebook, before that process ends; otherwise in one more process per notebook, which runs the notebook's
 code cells in order and grades each such cell where it stands, call by call (as the kernel does in
 `nbgrader autograde`, where the regrade happens in the cell itself).
@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
-from autograder.results import CellResult
+from autograder.grading.model import CellResult
+from autograder.grading.unchanged import unchanged_after
 from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
-from autograder.unchanged import unchanged_after
 
 
 def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
@@ -86,8 +86,8 @@ class _Rescue:
 
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
-        from autograder.engine import run_one_cell  # the engine runs this module's pass
-        from autograder.trustedcheck import TrustedChecks
+        from autograder.grading.submission import run_one_cell  # the engine runs this module's pass
+        from autograder.grading.trustedcheck import TrustedChecks
 
         sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
         cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)

@@ -1,19 +1,20 @@
 """Grade one submission: a job of plain data in, a `SubmissionResult` (and the cells' outputs) out.
 
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
-a zygote can start: in a worker process of `autograder grade`, or on a Dask worker. The student's code
-runs in a sandboxed process; the hidden graders run here and reach it only through `RemoteStudent`, and so
-does a grade cell's visible self-check, run here a second time (`autograder.trustedcheck`).
-Nothing here touches the gradebook or the course folder: `autograder.gradebook` applies the result.
+a zygote can start: in a worker process of `autograder grade` (`grading.pool`), or in the formgrader's.
+The student's code runs in a sandboxed process; the hidden graders run here and reach it only through
+`RemoteStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
+Nothing here touches the gradebook or the course folder: `grading.recording` applies the result.
 """
 
-import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.alone import judge_alone
-from autograder.results import CellResult, SubmissionResult
+from autograder.grading.alone import judge_alone
+from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
+from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
+from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
 from autograder.sandbox.client import (
     PlanMismatch,
@@ -26,72 +27,7 @@ from autograder.sandbox.client import (
     cell_request,
     modules_request,
 )
-from autograder.sandbox.launch import Launched
 from autograder.sandbox.limits import Limits
-from autograder.trustedcheck import TrustedChecks, Verdict, parse
-
-
-@dataclass
-class CellJob:
-    kind: str  # "code" (run it), "test" (run its visible part, then its hidden graders), "skip" (markdown)
-    source: str = ""  # Python source; for a test cell, its visible part only
-    grade_id: str | None = None
-    points: float = 0.0
-    assignment: str | None = None  # the hidden graders' `grade(assignment, exercise, ...)`
-    exercise: str | None = None
-    graders_first: bool = False  # the hidden grade call comes before the visible check in the cell
-    instructors: bool = False  # a code cell whose text is the instructor's (locked, or left as released)
-    ipython: bool = False  # `source` is the student's text as written: the sandbox turns IPython syntax into Python
-
-
-@dataclass
-class NotebookJob:
-    name: str
-    cells: list[CellJob] = field(default_factory=list)
-    missing: bool = False  # no such notebook was submitted: every grade cell scores 0, as in nbgrader
-
-
-@dataclass
-class Job:
-    student: str
-    assignment: str
-    notebooks: list[NotebookJob]
-    modules: dict[str, str] = field(default_factory=dict)  # the instructor's importable files, by module
-    limits: Limits = field(default_factory=Limits)
-    ignore_pattern: str | None = None  # nbgrader's IgnorePattern: stderr lines that do not zero a cell
-    preload: list[str] = field(default_factory=list)  # modules the instructor's notebook imports
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Job":
-        notebooks = [NotebookJob(n["name"], [CellJob(**c) for c in n["cells"]], n["missing"])
-                     for n in data["notebooks"]]
-        return cls(**{**data, "notebooks": notebooks, "limits": Limits(**data["limits"])})
-
-
-@dataclass
-class Outcome:
-    """The unit of work's output: the result, plus each notebook's cell outputs (nbformat JSON) for the
-    autograded copy, and which sandbox protections were in force."""
-
-    result: SubmissionResult
-    outputs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
-    sandbox_level: str = ""
-    protections_off: list[str] = field(default_factory=list)
-    regraded: int = 0  # notebooks graded a second time, call by call, because the graders left the plan
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, for moving outcomes between machines (a Dask worker to the gradebook writer)."""
-        return {"result": self.result.to_dict(), "outputs": self.outputs, "sandbox_level": self.sandbox_level,
-                "protections_off": self.protections_off, "regraded": self.regraded}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Outcome":
-        return cls(SubmissionResult.from_dict(data["result"]), data["outputs"], data["sandbox_level"],
-                   data["protections_off"], data.get("regraded", 0))
-
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
@@ -99,24 +35,9 @@ LIMIT_NOTES = {
     "processes": "process limit: it tried to start more than {limits.processes} processes",
 }
 
-_zygote: Zygote | None = None
 
-
-def default_zygote(hide: list[str] | tuple[str, ...] = (), launched: Launched | None = None) -> Zygote:
-    """One zygote per process, started on first use (a Dask worker or a pool process alike); `launched`:
-    one that another process started for this one already (see `autograder.sandbox.launch`)."""
-    global _zygote
-    if _zygote is None or not _zygote.alive():
-        _zygote = Zygote(hide=hide, launched=launched)
-        _zygote.start()
-    elif launched is not None:
-        launched.close()
-    return _zygote
-
-
-def grade_submission(job: Job, zygote: Zygote | None = None, plan: bool = True) -> Outcome:
+def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
     """`plan=False` sends each request only when it is asked for (what a plan that fails falls back to)."""
-    zygote = zygote or default_zygote()
     started = time.monotonic()
     deadline = started + job.limits.total_seconds
     result = SubmissionResult(job.student, job.assignment)
@@ -181,7 +102,7 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     """The instructor's code in this notebook, for the zygote to compile or import once for all children:
     test and locked cells (restored from the gradebook, never the student's text), modules, imports; and
     the graders' planned calls, whose inputs it decodes once."""
-    from autograder.callplan import planned_calls
+    from autograder.grading.callplan import planned_calls
 
     cells, calls, count = [], [], 0
     for cell in notebook.cells:
@@ -208,7 +129,7 @@ class _NotebookRun:
 
 def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
     """Every request grading this notebook makes when the answers are right, in order."""
-    from autograder.callplan import planned_calls
+    from autograder.grading.callplan import planned_calls
 
     requests = [modules_request(job.modules)]
     for cell in notebook.cells:
@@ -227,7 +148,7 @@ def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
 def _check_plan(job: Job, cell: CellJob) -> tuple[Request, ...] | None:
     """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
     (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.callplan import planned_check_calls
+    from autograder.grading.callplan import planned_check_calls
 
     if cell.kind != "test" or cell.exercise is None:
         return None
@@ -240,7 +161,7 @@ def _display(cell: CellJob) -> bool:
 
 def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
                   pipelined: bool) -> _NotebookRun:
-    from autograder.runner import run_exercise  # the graders live only on this, trusted, side
+    from autograder.graders.exercise import run_exercise  # the graders live only on this, trusted, side
 
     run = _NotebookRun(TrustedChecks(job.modules))
     if pipelined:
@@ -284,7 +205,7 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
 def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
                  ) -> tuple[CellResult | None, list[dict[str, Any]]]:
     """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    from autograder.runner import run_exercise
+    from autograder.graders.exercise import run_exercise
 
     run = _NotebookRun(TrustedChecks(job.modules))
     _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
@@ -308,7 +229,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
             run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
         run.outputs.append(first_out + [_error("SandboxStopped", str(died))])
         return
-    cell_out = first_out + _streams(reply["outputs"], job.ignore_pattern, count)
+    cell_out = first_out + kept_streams(reply["outputs"], job.ignore_pattern)
     if reply["error"]:
         cell_out.append({"output_type": "error", **reply["error"]})
         if reply["error"]["ename"] == "TimeoutError":
@@ -332,9 +253,9 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if reply["error"]:  # the student's run of the check failed: that error is the one shown
         error = reply["error"]
         return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
-    stderr = "".join(o["text"] for o in cell_out if o.get("name") == "stderr")
+    stderr = stderr_of(cell_out)
     if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
-        score = _partial(reply["result"], cell.points)
+        score = visible_test_score(reply["result"], cell.points)
         if reply["result"] is not None:
             cell_out.append(_result(reply["result"], count))
         return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
@@ -348,7 +269,7 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if exercise is None:
         exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
         cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
-    score = float(min(max(exercise.score, 0.0), exercise.max_score, cell.points))
+    score = graders_score(exercise.score, exercise.max_score, cell.points)
     problem = None
     if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
         score, problem = 0.0, str(sandbox.dead)
@@ -379,25 +300,6 @@ def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[d
             "it failed there: the cell scores 0.")
     return ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + [
         {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [note, f"{ename}: {evalue}"]}]
-
-
-def _partial(text: str | None, points: float) -> float:
-    if text is None:
-        return points
-    try:
-        value = float(text)
-    except ValueError:
-        return points
-    return min(value, points) if value >= 0 else points
-
-
-def _streams(chunks: list[tuple[str, str]], ignore: str | None, count: int) -> list[dict[str, Any]]:
-    out = []
-    for name, text in chunks:
-        if name == "stderr" and ignore and re.search(ignore, text):
-            continue  # nbgrader's IgnorePattern drops such stderr outputs before scoring
-        out.append({"output_type": "stream", "name": name, "text": text})
-    return out
 
 
 def _result(text: str, count: int) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Whether a function, and everything it can reach by name, is the same at the end of a notebook as where its
 test cell stands: read from the cells' text, never by running them.
 
-Judging an exercise on its own (`autograder.alone`) may then happen in the process that graded the notebook,
+Judging an exercise on its own (`autograder.grading.alone`) may then happen in the process that graded the notebook,
 as it ends, instead of in a new one that runs the notebook again up to that cell. The answer errs one way
 only: anything the reading cannot follow (IPython syntax, `global`, `globals()`, `exec`, star imports, a
 later cell that rebinds or mutates a name the function reaches) answers "changed", and the exercise is

@@ -19,9 +19,10 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.catalogue.classroom import plan_class, write_class
-from autograder.course import ROOT, CourseError, available_assignments, nbgrader, new_course
-from autograder.course_settings import read_course
+from autograder.course.nbgrader_cli import CourseError, nbgrader
+from autograder.course.settings import read_course
+from autograder.devtools.catalogue.classroom import plan_class, write_class
+from autograder.devtools.repo import ROOT, available_assignments, new_course
 from autograder.lms.demo import canvas_download, demo_step, roster_step
 from autograder.terminal import make_console, score_table, summary_table
 

@@ -6,7 +6,7 @@ submission's process together with its cells (`Sandbox.announce`): it runs a who
 waiting for the grader between calls, and the graders then find each answer already there. A grader that
 asks for a call not in the plan (one built from a wrong answer's output) makes the engine grade that
 notebook again, asking for each call when it is made. The same holds for the calls of a grade cell's
-self-check run on the trusted side (`autograder.trustedcheck`), recorded against the same reference answers.
+self-check run on the trusted side (`autograder.grading.trustedcheck`), recorded against the same reference answers.
 """
 
 import functools
@@ -15,10 +15,10 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any
 
-from autograder.runner import run_exercise
+from autograder.graders.exercise import run_exercise
+from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.client import Request, call_request
 from autograder.student import NamespaceStudent
-from autograder.trustedcheck import TrustedChecks, parse
 
 
 class _Recorder:

@@ -9,7 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.course import ROOT, CourseError, available_assignments, nbgrader, new_course
+from autograder.course.nbgrader_cli import CourseError, nbgrader
+from autograder.devtools.repo import ROOT, available_assignments, new_course
 
 
 def generate_release(destination: Path, assignments: tuple[str, ...] | None = None) -> None:

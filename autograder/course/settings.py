@@ -10,8 +10,11 @@ than it did when it read the file itself.
 import contextlib
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from autograder.sandbox.limits import Limits
 
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -47,8 +50,6 @@ class CourseSettings:
         `Gradebook` would create a missing one); None when an SQLite gradebook's file does not exist."""
         import sqlite3
 
-        from autograder.sources import sqlite_path
-
         path = sqlite_path(self.db_url)
         if path is not None:
             if not os.path.isfile(path):
@@ -73,7 +74,7 @@ class CourseSettings:
         """nbgrader's `Gradebook` on the course's database (which it creates the tables of, if missing)."""
         from nbgrader.api import Gradebook
 
-        from autograder.course import tools_on_path
+        from autograder.course.nbgrader_cli import tools_on_path
 
         tools_on_path()  # nbgrader runs `alembic` to set up a new gradebook
         try:
@@ -84,6 +85,35 @@ class CourseSettings:
     def section(self, name: str) -> dict[str, Any]:
         """One class's settings (`c.Execute...` is the section "Execute"), empty when the file sets none."""
         return dict(self.config.get(name, {}))
+
+    # What grading reads, as nbgrader's autograde reads it ---------------------------------------------
+    @cached_property
+    def limits(self) -> Limits:
+        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`."""
+        timeout = self.section("Execute").get("timeout")
+        return Limits(cell_seconds=float(timeout) if timeout else 30.0)
+
+    @cached_property
+    def add_missing(self) -> bool:
+        return bool(self.section("OverwriteCells").get("add_missing_cells", False))
+
+    @cached_property
+    def ignore_pattern(self) -> str | None:
+        """nbgrader's IgnorePattern: stderr lines that do not zero a grade cell, when it is enabled."""
+        pattern = self.section("IgnorePattern")
+        return pattern.get("pattern") if pattern.get("enabled", False) else None
+
+    def exclude_overwriting(self, assignment: str) -> list[str]:
+        """The files of the student's that the autograded folder keeps over the instructor's."""
+        return list(dict(self.section("Autograde").get("exclude_overwriting", {})).get(assignment, []))
+
+
+def sqlite_path(db_url: str) -> str | None:
+    """The file of a `sqlite:///path` URL (relative to the current folder, as SQLAlchemy takes it)."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    path = db_url.removeprefix("sqlite:///").split("?", 1)[0]
+    return path if path and path != ":memory:" else None
 
 
 def shown_url(db_url: str) -> str:
@@ -105,9 +135,10 @@ def cannot_open(db_url: str, exc: BaseException) -> str:
     return f"cannot open the gradebook {shown_url(db_url)}: {database_error(exc)}"
 
 
-def read_course(folder: Path, required: bool = True) -> CourseSettings:
+def read_course(folder: Path, required: bool = True, rooted: bool = False) -> CourseSettings:
     """The settings of the course in `folder`. Without a config file: an error when `required`, else
-    nbgrader's defaults (what its own commands run with there)."""
+    nbgrader's defaults (what its own commands run with there). `rooted`: the course's root must be `folder`
+    (grading runs where the sandbox hides the course from students)."""
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
     from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
@@ -127,4 +158,7 @@ def read_course(folder: Path, required: bool = True) -> CourseSettings:
     configured = config.CourseDirectory.get("root") if "CourseDirectory" in config else None
     coursedir = CourseDirectory(config=config)
     coursedir.root = str((folder / configured).resolve() if configured else folder)
-    return CourseSettings(folder, config, coursedir)
+    settings = CourseSettings(folder, config, coursedir)
+    if rooted and settings.root != folder:
+        raise SettingsError(f"{CONFIG_FILE} sets c.CourseDirectory.root to {settings.root}: run this there")
+    return settings

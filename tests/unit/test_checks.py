@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified, diagnose
-from autograder.runner import collect, run_exercise
+from autograder.graders.exercise import collect, run_exercise
 from autograder.student import NamespaceStudent, StudentError
 
 A = np.arange(6.0).reshape(2, 3)

@@ -23,7 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.course import available_assignments, nbgrader, new_course
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.repo import available_assignments, new_course
 
 BARE_SCRIPT = r"""
 import os, sys, time, json
@@ -68,14 +69,14 @@ print(1000 * times[len(times) // 2])
 
 
 def students(assignment: str, n: int) -> list[tuple[str, list]]:
-    from autograder.catalogue import correct_answers, wrong_answers
+    from autograder.devtools.catalogue import correct_answers, wrong_answers
 
     pool = [[]] + [[a] for a in correct_answers(assignment)] + [[a] for a in wrong_answers(assignment)]
     return [(f"s{i:05d}", pool[i % len(pool)]) for i in range(n)]
 
 
 def build(root: Path, assignment: str, n: int) -> Path:
-    from autograder.catalogue import write_submission
+    from autograder.devtools.catalogue import write_submission
 
     course = new_course(root, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
@@ -158,7 +159,7 @@ def timed(command: list[str], cwd: Path, env: dict[str, str],
 def scores(course: Path, assignment: str) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
 
-    from autograder.course_settings import read_course
+    from autograder.course.settings import read_course
 
     with Gradebook(read_course(course).db_url) as gb:
         return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}

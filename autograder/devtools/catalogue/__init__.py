@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import ROOT
+from autograder.devtools.repo import ROOT
 from autograder.notebook import grade_id, nbgrader_meta
 
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -32,11 +32,11 @@ class Answer:
 
 
 def correct_answers(assignment: str) -> list[Answer]:
-    return list(importlib.import_module(f"autograder.catalogue.{assignment}").CORRECT)
+    return list(importlib.import_module(f"autograder.devtools.catalogue.{assignment}").CORRECT)
 
 
 def wrong_answers(assignment: str) -> list[Answer]:
-    return list(importlib.import_module(f"autograder.catalogue.{assignment}").WRONG)
+    return list(importlib.import_module(f"autograder.devtools.catalogue.{assignment}").WRONG)
 
 
 def combined_answers(assignment: str) -> list[tuple[Answer, ...]]:

@@ -13,7 +13,8 @@ import sqlite3
 from typing import Any
 from urllib.parse import quote
 
-from autograder.assemble import SourceCell, SourceNotebook
+from autograder.course.settings import sqlite_path
+from autograder.grading.model import SourceCell, SourceNotebook
 
 EARLY_LOCK_SECONDS = 0.2
 
@@ -70,11 +71,3 @@ def read_sources_early(db_url: str, assignment: str) -> list[SourceNotebook] | N
         return None
     finally:
         connection.close()
-
-
-def sqlite_path(db_url: str) -> str | None:
-    """The file of a `sqlite:///path` URL (relative to the current folder, as SQLAlchemy takes it)."""
-    if not db_url.startswith("sqlite:///"):
-        return None
-    path = db_url.removeprefix("sqlite:///").split("?", 1)[0]
-    return path if path and path != ":memory:" else None

@@ -1,6 +1,6 @@
 """Answers to `hidden_state_activation`: correct alternatives and known mistakes, one exercise each."""
 
-from autograder.catalogue import Answer
+from autograder.devtools.catalogue import Answer
 
 CW, CS, F1, F2, SG, HS = (
     "concat_weights", "concat_state_input", "formula_1", "formula_2", "sigmoid", "hidden_state")

@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.catalogue import Answer, correct_answers, solution_sources, write_submission, wrong_answers
+from autograder.devtools.catalogue import Answer, correct_answers, solution_sources, write_submission, wrong_answers
 
 # Share of each kind of submission in a class.
 MIX = {"reference": 0.15, "alternative": 0.33, "mistake": 0.40, "blank": 0.10, "adversarial": 0.02}

@@ -1,13 +1,9 @@
-"""The course on disk: its assignments, folders, and nbgrader commands run inside it."""
+"""nbgrader's own commands, run inside a course folder."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class CourseError(Exception):
@@ -31,19 +27,3 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.Complet
         tail = "\n".join(done.stderr.strip().splitlines()[-15:])
         raise CourseError(f"`nbgrader {' '.join(args)}` failed in {course}:\n{tail}")
     return done
-
-
-def new_course(destination: Path, assignments: tuple[str, ...] = ASSIGNMENTS) -> Path:
-    """A fresh course folder with the config and the given assignments' sources (no gradebook yet)."""
-    destination.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "nbgrader_config.py", destination / "nbgrader_config.py")
-    for assignment in assignments:
-        source = ROOT / "source" / assignment
-        if source.is_dir():
-            shutil.copytree(source, destination / "source" / assignment,
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    return destination
-
-
-def available_assignments() -> tuple[str, ...]:
-    return tuple(a for a in ASSIGNMENTS if (ROOT / "source" / a / f"{a}.ipynb").is_file())

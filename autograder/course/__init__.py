@@ -1,0 +1,1 @@
+"""The course folder: its settings as nbgrader reads them, its submission folders, nbgrader run in it."""
