@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: the CLI registers every command at start-up, and the report's
-    # plotting stack (matplotlib, ~0.5 s) would otherwise be paid by every `autograder grade` too.
+    # plotting stack (matplotlib) would otherwise be paid by every `autograder grade` too.
     from autograder.report import ReportError, write_report
     from autograder.terminal import exercise_table, make_console, summary_table, visible
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the gradebook writer loads once the workers have started (s
 # Jobs a worker holds at most, running or finished and not yet recorded. So many are handed out before the
 # gradebook writer exists: enough to keep each worker busy while the main process loads the rest of what it
 # needs and opens the gradebook (longest with another database than SQLite, when nbgrader's ORM and
-# SQLAlchemy load: 0.4-0.6 s while the workers compete for the cores). The bound keeps memory flat when
+# SQLAlchemy load, while the workers compete for the cores). The bound keeps memory flat when
 # recording is the slower side (regrading with --force reads each student's old rows).
 IN_HAND_PER_WORKER = 32
 

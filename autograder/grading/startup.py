@@ -32,7 +32,7 @@ def hidden_paths(root: Path) -> list[str]:
 
 def nbgrader_without_server_extensions() -> None:
     """Register the `nbgrader` package without running its `__init__`, which loads the Jupyter server
-    extensions (jupyter_server, tornado handlers, the exchange: 0.4 s of CPU); grading imports only its
+    extensions (jupyter_server, tornado handlers, the exchange); grading imports only its
     modules (`api`, `coursedir`, `utils`, `plugins`, `preprocessors`), which import as usual. Only in this
     command's process: nbgrader itself runs as its own command."""
     if "nbgrader" in sys.modules:
@@ -44,7 +44,7 @@ def nbgrader_without_server_extensions() -> None:
 
 def nbformat_on_demand() -> None:
     """`nbgrader.utils` imports `nbformat.notebooknode`, and with it nbformat's `__init__`, which loads its
-    schema validator and jsonschema (70 ms of CPU); grading reads and writes notebooks as plain JSON and
+    schema validator and jsonschema; grading reads and writes notebooks as plain JSON and
     needs nbformat's own functions only for an odd notebook. The package is registered with its submodules
     importable as usual; its `__init__` runs the first time one of its names is asked for."""
     if "nbformat" in sys.modules:
@@ -65,7 +65,7 @@ def nbformat_on_demand() -> None:
 
 def archive_util_on_demand() -> None:
     """`nbgrader.utils` imports three functions from `setuptools.archive_util` (for zipped submissions,
-    which grading never unpacks); importing setuptools costs 0.1 s. Stand-ins load it when first called."""
+    which grading never unpacks), and importing setuptools is slow. Stand-ins load it when first called."""
     if "setuptools.archive_util" in sys.modules:
         return
     import types
