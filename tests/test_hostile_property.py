@@ -149,7 +149,7 @@ def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, sp
     folder holds only regular files and folders, within the bounds."""
     from autograder.course.settings import read_course
     from autograder.grading import prepare
-    from autograder.grading.autograded import stage_autograded
+    from autograder.grading.autograded import InstructorFiles, stage_autograded
     from autograder.grading.model import SubmissionResult
     from autograder.grading.sources import read_sources_early
     from autograder.grading.submission import Outcome
@@ -166,7 +166,7 @@ def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, sp
     assert all("\n" not in line for line in prepared.ignored)
     dest = folder.parents[2] / "autograded" / "evil" / ASSIGNMENT
     outcome = Outcome(SubmissionResult("evil", ASSIGNMENT))
-    staged = stage_autograded(dest, folder, course / "source" / ASSIGNMENT, [], [], prepared.files,
+    staged = stage_autograded(dest, folder, InstructorFiles(course / "source" / ASSIGNMENT, []), [], prepared.files,
                               prepared.notebooks, outcome)
     kept = list(staged.rglob("*"))
     assert all(not p.is_symlink() and (p.is_dir() or p.is_file()) for p in kept)

@@ -13,6 +13,8 @@ from typing import Any
 from autograder.course.submitted import UnsafeFile, copy_file, shown
 from autograder.grading.model import RESULT_FILE, Outcome
 
+SMALL_FILE = 1 << 20
+
 
 def _matches(name: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(name, p) for p in patterns)
@@ -39,7 +41,24 @@ def _walk(folder: Path, rel: Path, ignore: list[str], found: list[Path]) -> None
             found.append(rel / entry.name)
 
 
-def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str], keep_student: list[str],
+class InstructorFiles:
+    """The instructor's files beside an assignment's notebooks (relative path, content if small), read once
+    per grading run (every student's folder gets them); a new run reads them again, as the instructor may
+    have changed them meanwhile (the watcher grades round after round)."""
+
+    def __init__(self, source: Path, ignore: list[str]) -> None:
+        self.source, self.ignore = source, ignore
+        self._files: list[tuple[Path, bytes | None]] | None = None
+
+    def files(self) -> list[tuple[Path, bytes | None]]:
+        if self._files is None:
+            listed = regular_files(self.source, self.ignore + ["*.ipynb"]) if self.source.is_dir() else []
+            self._files = [(rel, (self.source / rel).read_bytes()
+                            if (self.source / rel).stat().st_size <= SMALL_FILE else None) for rel in listed]
+        return self._files
+
+
+def stage_autograded(dest: Path, submitted: Path, instructor: InstructorFiles, keep_student: list[str],
                      student_files: list[tuple[Path, int]], notebooks: dict[str, dict[str, Any]],
                      outcome: Outcome) -> Path:
     """Build what `dest` will hold in a hidden folder beside it (same file system, so `swap_in` is a
@@ -54,11 +73,12 @@ def stage_autograded(dest: Path, submitted: Path, source: Path, ignore: list[str
     try:
         made: set[Path] = {Path()}
         written: set[Path] = {Path(RESULT_FILE)}
-        instructor = [(rel, data) for rel, data in _instructor_files(source, ignore) if str(rel) not in keep_student]
-        for rel, data in instructor:
+        for rel, data in instructor.files():
+            if str(rel) in keep_student:
+                continue
             _make_parent(build, rel, made)
             if data is None:
-                shutil.copyfile(source / rel, build / rel)
+                shutil.copyfile(instructor.source / rel, build / rel)
             else:
                 (build / rel).write_bytes(data)
             written.add(rel)
@@ -103,21 +123,6 @@ def _make_parent(build: Path, rel: Path, made: set[Path]) -> None:
         made.add(rel.parent)
 
 
-SMALL_FILE = 1 << 20
-
-
-_INSTRUCTOR: dict[tuple[Path, tuple[str, ...]], list[tuple[Path, bytes | None]]] = {}
-
-
-def _instructor_files(source: Path, ignore: list[str]) -> list[tuple[Path, bytes | None]]:
-    """The instructor's files beside the notebooks (relative path, content if small), read once per run:
-    every student's folder gets them."""
-    key = (source, tuple(ignore))
-    if key not in _INSTRUCTOR:
-        files = regular_files(source, ignore + ["*.ipynb"]) if source.is_dir() else []
-        _INSTRUCTOR[key] = [(rel, (source / rel).read_bytes() if (source / rel).stat().st_size <= SMALL_FILE
-                                   else None) for rel in files]
-    return _INSTRUCTOR[key]
 
 
 def swap_in(build: Path, dest: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.course.settings import CourseSettings
-from autograder.grading.autograded import stage_autograded, swap_in, with_outputs
+from autograder.grading.autograded import InstructorFiles, stage_autograded, swap_in, with_outputs
 from autograder.grading.model import Outcome
 from autograder.grading.prepare import Prepared
 
@@ -31,6 +31,7 @@ class Batch:
         self.folders: list[tuple[Path, Path]] = []  # (staged, destination)
         self.students: set[str] = set()
         self.started = 0.0
+        self.instructor: InstructorFiles | None = None  # the assignment's files, read once per run
 
     def add(self, student: str, staged: Path, dest: Path) -> None:
         if not self.folders:
@@ -75,8 +76,10 @@ def record(batch: Batch, settings: CourseSettings, assignment: str, prepared: Pr
     try:
         batch.writer.add(outcome, prepared.timestamp, {name: nb["cells"] for name, nb in executed.items()})
         dest = settings.path("autograded", prepared.student, assignment)
-        staged = stage_autograded(dest, settings.path("submitted", prepared.student, assignment),
-                                  settings.path("source", ".", assignment), list(settings.coursedir.ignore),
+        if batch.instructor is None or batch.instructor.source != settings.path("source", ".", assignment):
+            batch.instructor = InstructorFiles(settings.path("source", ".", assignment),
+                                               list(settings.coursedir.ignore))
+        staged = stage_autograded(dest, settings.path("submitted", prepared.student, assignment), batch.instructor,
                                   settings.exclude_overwriting(assignment), prepared.files, executed, outcome)
     except BaseException:
         batch.discard()  # the writer rolled back the whole open transaction: the batch's folders go too
