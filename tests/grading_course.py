@@ -28,10 +28,14 @@ def make_course(root: Path, extra_config: str = "") -> Path:
     return course
 
 
-def submit(course: Path, student: str, answers=(), *, edit=None, files: dict[str, str] | None = None) -> Path:
-    """The reference solution with `answers` swapped in; `edit(notebook)` changes it further."""
-    folder = course / "submitted" / student / ASSIGNMENT
-    path = write_submission(ASSIGNMENT, folder, list(answers), release=course / "release" / ASSIGNMENT)
+def submit(course: Path, student: str, answers=(), *, assignment: str = ASSIGNMENT, blank: bool = False,
+           selfcheck: bool = False, edit=None, files: dict[str, str] | None = None) -> Path:
+    """The reference solution with `answers` swapped in (the release as it came, if `blank`); `edit(notebook)`
+    changes it further; `selfcheck`: with the release's selfcheck.py beside it, as a student's folder has."""
+    folder = course / "submitted" / student / assignment
+    path = write_submission(assignment, folder, list(answers), blank=blank, release=course / "release" / assignment)
+    if selfcheck:
+        shutil.copy(course / "release" / assignment / "selfcheck.py", folder)
     if edit:
         nb = nbformat.read(str(path), as_version=4)
         edit(nb)

@@ -4,7 +4,6 @@ Grading through nbgrader costs about 2 s a submission, so the class is built onc
 split into shards (separate course copies, each with its own gradebook) that grade in parallel.
 """
 
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,10 +11,10 @@ from pathlib import Path
 import nbformat
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.catalogue import Answer, combined_answers, correct_answers, write_submission, wrong_answers
+from autograder.devtools.catalogue import Answer, combined_answers, correct_answers, wrong_answers
 from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
-from tests.grading_course import gradebook_scores
+from tests.grading_course import gradebook_scores, submit
 
 SHARDS = 3
 
@@ -47,12 +46,6 @@ class GradedClass:
         return path.read_text()
 
 
-def submit(course: Path, assignment: str, student: str, answers: list[Answer], blank: bool = False) -> None:
-    folder = course / "submitted" / student / assignment
-    write_submission(assignment, folder, answers, blank=blank, release=course / "release" / assignment)
-    shutil.copy(course / "release" / assignment / "selfcheck.py", folder)
-
-
 def student_ids(assignment: str) -> dict[str, tuple[Answer, ...]]:
     """`solution` and `blank`, then one student per catalogue answer (c: correct, w: wrong), then one per
     combination of a correct answer on a wrong one it calls (x: `combined_answers`)."""
@@ -74,7 +67,8 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
         course = new_course(root / f"shard{index}", (assignment,))
         nbgrader(course, "generate_assignment", assignment, "--force")
         for student in shards[index]:
-            submit(course, assignment, student, list(graded.answers[student]), blank=student == "blank")
+            submit(course, student, graded.answers[student], assignment=assignment, blank=student == "blank",
+                   selfcheck=True)
             graded.courses[student] = course
         nbgrader(course, "autograde", assignment, check=False)
         # nbgrader reports a student it could not grade (a kernel that died or did not start in time on a

@@ -10,15 +10,15 @@ import pytest
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.repo import available_assignments, new_course
-from tests.grading_course import gradebook_scores
-from tests.nbgrader_class import student_ids, submit
+from tests.grading_course import gradebook_scores, submit
+from tests.nbgrader_class import student_ids
 
 
 def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
     course = new_course(root, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
     for student, answers in student_ids(assignment).items():
-        submit(course, assignment, student, list(answers), blank=student == "blank")
+        submit(course, student, answers, assignment=assignment, blank=student == "blank", selfcheck=True)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", assignment], cwd=course,
                           env=env, capture_output=True, text=True, timeout=900)
