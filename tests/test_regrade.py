@@ -16,6 +16,7 @@ from autograder.course import nbgrader
 from autograder.regrade import audit
 from autograder.regrade.diff import Diff, ExerciseChange, StudentChange, csv_text, table
 from autograder.terminal import make_console
+from tests.databases import query
 from tests.grading_course import ASSIGNMENT, make_course, result, scores, submit, tree_digest
 from tests.regrading import (
     BUG,
@@ -176,3 +177,74 @@ def test_the_diff_shows_student_ids_as_text_and_keeps_formulas_out_of_the_csv():
     assert "\\x1b[2J\\x1b[31mevil\\r=HYPERLINK" in printed and "\\u202e" in printed
     rows = list(csv.reader(io.StringIO(csv_text(diff))))
     assert [row[0] for row in rows[1:]] == [HOSTILE.replace("\r=", "\r'="), "'=1+2"]
+
+
+def test_regrade_on_a_server_gradebook_and_a_class_of_mixed_graders(tmp_path, postgres):
+    url = postgres.url(postgres.create_database())
+    course = make_course(tmp_path / "course", f"c.CourseDirectory.db_url = {url!r}")
+    in_place = [a for a in wrong_answers(ASSIGNMENT) if a.exercise == "sigmoid" and a.hint == MODIFIES_INPUT]
+    submit(course, "ada")
+    submit(course, "bob", in_place)
+    submit(course, "cyd", [wrong_answers(ASSIGNMENT)[0]])
+    assert cli(course, "grade", ASSIGNMENT).returncode == 0
+    points = changed_graders(tmp_path / "points", POINTS)
+
+    tables = [name for (name,) in query(url, "SELECT table_name FROM information_schema.tables "
+                                             "WHERE table_schema = 'public'")]
+    assert audit.RUN_TABLE in tables and audit.SCORE_TABLE in tables
+
+    def everything() -> dict[str, list[str]]:
+        return {name: sorted(map(repr, query(url, f"SELECT * FROM {name}"))) for name in tables}
+
+    before, tree = everything(), tree_digest(course / "autograded")
+    dry = cli(course, "regrade", ASSIGNMENT, "--dry-run", env=points)
+    assert set(table_rows(course, dry)) == {"bob"}
+    assert everything() == before and tree_digest(course / "autograded") == tree
+    assert not (course / "gradebook.db").exists()
+
+    done = cli(course, "regrade", ASSIGNMENT, "--student", "bob", env=points)
+    assert set(table_rows(course, done)) == {"bob"} and scores(course)["bob"]["test_sigmoid"] == 5.0
+    runs = query(url, f"SELECT kind, options FROM {audit.RUN_TABLE} ORDER BY started_at")
+    assert runs == [("grade", ""), ("regrade", "--student bob")]
+
+    # bob is scored by the changed graders, ada and cyd by this package's: the report says so.
+    report = cli(course, "report", ASSIGNMENT)
+    assert report.returncode == 0, report.stderr
+    assert "2 (MIXED); 1 students scored by other graders than the current ones" in report.stdout
+    page = (course / "reports" / f"{ASSIGNMENT}.html").read_text()
+    assert 'data-metric="mixed-versions">Mixed: this class was scored by 2 different grader versions.' in page
+    nbgrader(course, "export")
+    with (course / "grades.csv").open() as file:
+        assert {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)} == totals(scores(course))
+
+
+def test_push_after_a_regrade_sends_only_the_grades_that_changed(tmp_path):
+    from tests.lms.canvas_fixture import FakeCanvas
+
+    course = make_course(tmp_path / "course")
+    in_place = [a for a in wrong_answers(ASSIGNMENT) if a.exercise == "sigmoid" and a.hint == MODIFIES_INPUT]
+    submit(course, "ada")
+    submit(course, "bob", in_place)
+    submit(course, "cyd", [wrong_answers(ASSIGNMENT)[0]])
+    assert cli(course, "grade", ASSIGNMENT).returncode == 0
+    (course / "roster.csv").write_text("id,first_name,last_name,email,lms_user_id\n"
+                                       "ada,Ada,Lovelace,ada@uni.example,1001\nbob,Bob,Babbage,bob@uni.example,1002\n"
+                                       "cyd,Cyd,Charisse,cyd@uni.example,1003\n")
+    assert cli(course, "roster", "import", "roster.csv").returncode == 0
+    token = "canvas-test-token-Rg18"
+    with FakeCanvas(token, 77, {501: 46}, ["1001", "1002", "1003"]) as canvas:
+        (course / "lms.toml").write_text(f'[canvas]\nurl = "{canvas.url}"\ncourse_id = 77\n'
+                                         f"[canvas.assignments]\n{ASSIGNMENT} = 501\n")
+        env = {"CANVAS_API_TOKEN": token}
+        push = cli(course, "push", ASSIGNMENT, "--to", "canvas", env=env)
+        assert push.returncode == 0, push.stderr
+        assert set(canvas.bulk_posts[0]) == {"1001", "1002", "1003"}
+        regraded = cli(course, "regrade", ASSIGNMENT, env=changed_graders(tmp_path / "points", POINTS))
+        assert set(table_rows(course, regraded)) == {"bob"}
+        push = cli(course, "push", ASSIGNMENT, "--to", "canvas", env=env)
+        assert push.returncode == 0, push.stderr
+        assert len(canvas.bulk_posts) == 2 and list(canvas.bulk_posts[1]) == ["1002"]
+        assert canvas.bulk_posts[1]["1002"]["posted_grade"] == f"{totals(scores(course))['bob']:g}"
+        again = cli(course, "push", ASSIGNMENT, "--to", "canvas", env=env)
+        assert again.returncode == 0 and len(canvas.bulk_posts) == 2  # nothing left to send
+        assert canvas.violations == []
