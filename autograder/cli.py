@@ -1,6 +1,6 @@
-"""`autograder grade | collect | export | push | report | roster | watch`: one entry point, one module per command.
+"""`autograder grade | regrade | history | collect | export | push | report | roster | watch`: one entry point.
 
-Each command module exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
+One module per command; each exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 A user's mistake ends in a one-line message and exit status 1, never a traceback.
 """
 
@@ -19,6 +19,8 @@ from autograder.course.nbgrader_cli import tools_on_path  # noqa: E402
 
 COMMANDS = (
     "autograder.commands.grade",
+    "autograder.commands.regrade",
+    "autograder.commands.history",
     "autograder.commands.collect",
     "autograder.commands.export",
     "autograder.commands.push",

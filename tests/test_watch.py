@@ -102,6 +102,13 @@ def test_restart_grades_what_arrived_in_order_and_nothing_twice(template, tmp_pa
         watcher.wait_line(r"graded cy .*attempt 2")
     assert "graded bo" not in watcher.log()
     assert len([r for r in watched.ledger if r["state"] == "graded"]) == 4
+    # The audit trail: each round that graded is a run of kind "watch", each student's score before and after.
+    with sqlite3.connect(watched.course / "gradebook.db") as db:
+        trail = db.execute("SELECT r.kind, s.student_id, s.score_before, s.score_after FROM autograder_grading_score s "
+                           "JOIN autograder_grading_run r ON s.run_id = r.id ORDER BY r.started_at").fetchall()
+    assert {kind for kind, *_ in trail} == {"watch"}
+    assert [(b, a) for _, who, b, a in trail if who == "bo"] == [(None, 46.0), (46.0, 40.0)]
+    assert [(b, a) for _, who, b, a in trail if who == "cy"] == [(None, 46.0), (46.0, 40.0)]
 
 
 def test_a_crash_after_grading_does_not_grade_again(template, tmp_path):

@@ -83,6 +83,10 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)
     try:
+        from autograder.regrade import audit  # this run, and each student's score before and after
+
+        options = audit.options_text(force=args.force, students=args.student)
+        writer.audit = audit.trail("grade", settings, [args.assignment], options)
         if run is None:
             ensure_assignment(settings, writer, args.assignment)
             run = start_class(settings, args.assignment, writer.source_notebooks(args.assignment),

@@ -50,6 +50,16 @@ def run(args: argparse.Namespace) -> int:
         ("mean score", f"{data.mean_score:.1f} / {data.max_score:g}"),
         ("need a look", f"{len(data.problems)} submissions, {len(data.manual)} cells to grade by hand"),
         ("no misconception data", unavailable),
+        ("grader versions", _versions(data)),
     ]))
     console.print(visible(f"report: {path}"), soft_wrap=True, markup=False)
     return 0
+
+
+def _versions(data) -> str:
+    """Which graders scored the class, from the audit trail."""
+    if not data.versions:
+        return "not recorded"
+    count = len(set(data.versions.values()))
+    text = f"{count} (MIXED)" if data.mixed_versions else "1"
+    return text + (f"; {len(data.stale)} students scored by other graders than the current ones" if data.stale else "")

@@ -77,6 +77,9 @@ def run(args) -> int:
     ledger = writer = watcher = None
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
+        from autograder.regrade import audit  # each round that grades is a run of the audit trail
+
+        writer.audit = audit.trail("watch", settings, assignments)
         for assignment in assignments:
             ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")

@@ -59,6 +59,9 @@ class GradebookWriter:
         self._students: set[str] | None = None
         self._submissions: tuple[str, dict[str, str]] | None = None  # (assignment id, {student: submission id})
         self._writing = False  # statements sent in the open transaction
+        # Issue 18: a `regrade.audit.AuditTrail`, set by the command that grades, records each run and each
+        # student's score before and after, in the same transactions as the grades.
+        self.audit: Any = None
 
     def close(self) -> None:
         self.db.close()
@@ -106,6 +109,8 @@ class GradebookWriter:
         self._rows.clear()
         self._students = self._submissions = None  # they may name rows that were just rolled back
         self._writing = False
+        if self.audit is not None:  # the audit rows of the rolled-back students go with them
+            self.audit.discard()
         # A server that went away rolled back already; its error, not this one, is what the user reads.
         with contextlib.suppress(*self.db.errors):
             self.db.connection.rollback()
@@ -119,6 +124,8 @@ class GradebookWriter:
 
     def _commit(self) -> None:
         self._flush()
+        if self.audit is not None:  # the batch's audit rows, in its transaction
+            self.audit.write(self.db)
         self.db.connection.commit()
         self._writing = False
 
@@ -172,6 +179,7 @@ class GradebookWriter:
             students.add(result.student)
         stamp = _parse_utc(timestamp) if timestamp else None
         submission_id = submissions.get(result.student)
+        first = submission_id is None  # no score before this run
         if submission_id is None:  # as Gradebook.add_submission, without its commit
             submission_id = submissions[result.student] = _new_uuid()
             self._stage("submitted_assignment", "insert", {"id": submission_id, "assignment_id": assignment.id,
@@ -181,6 +189,8 @@ class GradebookWriter:
             existing, extension = {}, None
         else:
             existing, stamp, extension = self._load_submission(submission_id, stamp)
+        if self.audit is not None:  # the score before, read before this student's rows change
+            self.audit.before(self.db, result.assignment, result.student, submission_id, new=first)
         scores = {c.grade_id: c.score for c in result.cells}
         staged = []
         for notebook in assignment.notebooks:

@@ -17,6 +17,7 @@ from autograder.course.settings import CourseSettings, SettingsError, read_cours
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
+from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
 
 
 class ReportError(Exception):
@@ -86,6 +87,18 @@ class ClassData:
     problems: list[Problem] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # student -> grading time, from the results
     manual: list[ManualCell] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)  # student -> grader version of their latest run
+    current_version: str = ""  # the graders and instructor files on disk now
+
+    @property
+    def mixed_versions(self) -> bool:
+        """The class's scores come from different graders (some students not regraded since a change)."""
+        return len(set(self.versions.values())) > 1
+
+    @property
+    def stale(self) -> list[str]:
+        """Students whose score comes from other graders than the current ones."""
+        return sorted(s for s, version in self.versions.items() if version != self.current_version)
 
     @property
     def blank(self) -> list[str]:
@@ -267,6 +280,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         exercises = _exercises(settings, gradebook, assignment)
         submissions, manual = _submissions(gradebook, assignment, exercises)
         roster = sorted(student.id for student in gradebook.students)
+        versions = _grader_versions(gradebook, assignment)
         record = gradebook.db.query(Course).first()
         course_id = record.id if record else ""
     if not submissions:
@@ -285,5 +299,16 @@ def collect(course: Path, assignment: str) -> ClassData:
         problems=_problems(results, totals) + broken,
         seconds={student: result.seconds for student, result in results.items()},
         manual=manual,
+        versions=versions,
+        current_version=grader_version(assignment, settings.path("source", ".", assignment),
+                                       list(settings.coursedir.ignore)),
     )
+
+
+def _grader_versions(gradebook: Gradebook, assignment: str) -> dict[str, str]:
+    """Which graders scored each student last, from the audit trail (none for a gradebook without one)."""
+    query = sqlalchemy_query(gradebook)
+    if query is None:
+        return {}
+    return {student: row.run.version for student, row in versions_by_student(query, assignment).items()}
 

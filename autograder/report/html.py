@@ -218,20 +218,52 @@ def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
     )
 
 
+def _version_section(data: ClassData) -> str:
+    """Which graders scored the class: one line per version, flagged when there are several or
+    when some students were scored by graders other than the current ones."""
+    head = "<h2>Grader versions</h2>"
+    if not data.versions:
+        return head + ('<p class="note" data-metric="no-versions">No grading run recorded in the audit trail '
+                       "(graded before it existed, or by <code>nbgrader autograde</code>).</p>")
+    counts: dict[str, int] = {}
+    for version in data.versions.values():
+        counts[version] = counts.get(version, 0) + 1
+    rows = "".join(
+        f'<tr data-version="{escape(version[:12])}"><td><code>{escape(version[:12])}</code>'
+        f'{" (current)" if version == data.current_version else ""}</td>'
+        + _metric("version-students", str(n), "td", "num") + "</tr>"
+        for version, n in sorted(counts.items(), key=lambda item: -item[1]))
+    if data.mixed_versions:
+        flag = _metric("mixed-versions", f"Mixed: this class was scored by {len(counts)} different grader "
+                       "versions.", "p", "bad")
+    else:
+        flag = _metric("mixed-versions", "One grader version scored every student.", "p", "ok")
+    stale = ""
+    if data.stale:
+        stale = (f'<p class="note">{_metric("stale", str(len(data.stale)))} students were scored by graders '
+                 "other than the current ones: <code>autograder regrade</code> grades them again.</p>")
+    return (head + '<p class="note">A version is a hash of the graders and the instructor\'s files; the current '
+            f"one is <code>{escape(data.current_version[:12])}</code>.</p>" + flag + stale
+            + '<table class="compact"><thead><tr><th>graders</th><th class="num">students</th></tr></thead><tbody>'
+            + rows + "</tbody></table>")
+
+
 def _student_section(data: ClassData) -> str:
     head = "".join(f'<th class="num">{escape(e.label)}</th>' for e in data.exercises)
     rows = []
     for submission in data.submissions:
         hints = ", ".join(submission.result.hints) if submission.result else "unavailable"
+        version = data.versions.get(submission.student, "")[:12] or "—"
         cells = "".join(f'<td class="num">{points(submission.scores.get(e.label))}</td>' for e in data.exercises)
         rows.append(
             f'<tr data-student="{escape(submission.student)}"><td>{escape(submission.student)}</td>{cells}'
-            + _metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td></tr>"
+            + _metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td>"
+            + f"<td><code>{escape(version)}</code></td></tr>"
         )
     return (
         f"<h2>Every student</h2><details><summary>{len(data.submissions)} submissions</summary>"
-        f'<table><thead><tr><th>student</th>{head}<th class="num">total</th><th>misconceptions</th></tr>'
-        "</thead><tbody>" + "".join(rows) + "</tbody></table></details>"
+        f'<table><thead><tr><th>student</th>{head}<th class="num">total</th><th>misconceptions</th>'
+        "<th>graders</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></details>"
     )
 
 
@@ -257,6 +289,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _manual_section(data, formgrader)
         + _problem_section(data)
         + _timing_section(data, charts)
+        + _version_section(data)
         + _student_section(data)
         + "</main></body></html>\n"
     )

@@ -198,6 +198,8 @@ class Watcher:
 
     def grade_students(self, assignment: str, students: list[str]) -> None:
         """`autograder grade --force --student ...` for these students, with the watcher's pool and writer."""
+        if self.writer.audit is not None:  # one run of the audit trail each round
+            self.writer.audit.new_run()
         run = start_class(self.settings, assignment, self.sources[assignment], students, True,
                           self.jobs, self.hide, self.pool)
         try:
