@@ -2,6 +2,8 @@
 
 Student code runs sandboxed, one process per submission; the hidden graders run in trusted worker
 processes; results land in the gradebook and `autograded/` exactly where `nbgrader autograde` puts them.
+With `--cluster ADDRESS` the submissions are graded on the workers of a running Dask cluster
+(`autograder.cluster`) instead of local worker processes; the gradebook is written here all the same.
 Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line for operational errors.
 """
 
@@ -25,6 +27,9 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
     parser.add_argument("--force", action="store_true", help="grade again submissions already autograded")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="grade on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786) "
+                             "instead of local worker processes")
     parser.set_defaults(run=run)
 
 
@@ -47,6 +52,8 @@ def run(args) -> int:
             raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
     root = Path.cwd()
     hide = hidden_paths(root)
+    if args.cluster:  # issue 16: the jobs go to a Dask cluster's workers (autograder.cluster), not local ones
+        return _grade_on_cluster(args, root, hide)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
@@ -61,6 +68,21 @@ def run(args) -> int:
         pool.shutdown(wait=True, cancel_futures=True)  # grade_class has shut it down unless it failed first
         for zygote in launched:  # each ended with its worker
             reap(zygote.process)
+
+
+def _grade_on_cluster(args, root: Path, hide: list[str]) -> int:
+    from autograder.classgrade import ClassError
+    from autograder.cluster.executor import connect
+
+    try:
+        pool = connect(args.cluster, hide, [args.assignment])
+    except ClassError as exc:
+        raise UserError(str(exc)) from None
+    args.jobs = pool.workers
+    try:
+        return _grade(args, root, hide, pool)
+    finally:
+        pool.shutdown()
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:

@@ -24,6 +24,8 @@ def register(subparsers) -> None:
     parser.add_argument("assignment", nargs="*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="grade on the Dask cluster whose scheduler is at ADDRESS instead of local workers")
     parser.set_defaults(run=run)
 
 
@@ -68,8 +70,19 @@ def run(args) -> int:
     # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
     # watcher stops cleanly only if its workers are still there to finish the round in progress.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pool = classgrade.start_pool(args.jobs, hide, assignments[0])
-    signal.signal(signal.SIGINT, previous)
+    try:
+        if args.cluster:  # issue 16: the jobs go to a Dask cluster's workers (autograder.cluster)
+            from autograder.cluster.executor import connect
+
+            pool = connect(args.cluster, hide, list(assignments))
+            args.jobs = pool.workers
+        else:
+            pool = classgrade.start_pool(args.jobs, hide, assignments[0])
+    except classgrade.ClassError as exc:
+        lock.release()
+        raise UserError(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     ledger = writer = watcher = None

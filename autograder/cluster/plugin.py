@@ -1,0 +1,70 @@
+"""The worker side: a Dask worker plugin that makes each worker process a grading worker, as
+`classgrade._init_worker` makes each process of the local pool one: its own zygote, started before the first
+job and restarted with the same hidden paths, and the assignments' graders loaded with their plans.
+
+Everything a worker needs beyond the installed `autograder` package comes with the plugin (the paths the
+sandbox hides) or with each job (the instructor's modules, the limits): nothing is read from the course.
+"""
+
+import asyncio
+import threading
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+
+NAME = "autograder-grader"
+
+
+class GraderPlugin(WorkerPlugin):
+    """Registered by the client (`executor.connect`) on every worker, present and future. A later
+    registration under the same name (the next run, another course) replaces it, and its zygote."""
+
+    name = NAME
+
+    def __init__(self, hide: list[str], assignments: list[str]) -> None:
+        self.hide = list(hide)
+        self.assignments = list(assignments)
+        self.lock = threading.Lock()
+        self.zygote: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"hide": self.hide, "assignments": self.assignments}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["hide"], state["assignments"])
+
+    async def setup(self, worker: Any) -> None:
+        from pathlib import Path
+
+        from autograder.commands.grade import hidden_paths
+
+        # The client's paths (its course, when the worker shares its machine) and this machine's own:
+        # the graders' package, the home folder and the worker's scratch space.
+        self.hide = list(dict.fromkeys([*self.hide, *hidden_paths(Path(worker.local_directory))]))
+        # Off the event loop, so the worker keeps answering the scheduler while NumPy and the graders load.
+        await asyncio.to_thread(self._start)
+
+    def _start(self) -> None:
+        from autograder import callplan, classgrade
+        from autograder.engine import default_zygote
+
+        classgrade._HIDE[:] = self.hide  # what `classgrade._work` restarts a dead zygote with
+        for assignment in self.assignments:
+            try:
+                callplan.prepare(assignment)
+            except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
+                pass
+        self.zygote = default_zygote(self.hide)
+
+    def teardown(self, worker: Any) -> None:
+        # The worker is closing, or a new registration replaces this one (and may hide other paths).
+        if self.zygote is not None:
+            self.zygote.close()
+
+
+def on_worker(fn: Any, *args: Any) -> Any:
+    """`fn(*args)` in this worker process, one job at a time: the process has one zygote, which serves
+    one job at a time, whatever `--nthreads` the worker was started with."""
+    plugin = get_worker().plugins[NAME]
+    with plugin.lock:
+        return fn(*args)
