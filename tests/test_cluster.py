@@ -143,3 +143,20 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("autograder grade: cannot reach the Dask scheduler at tcp://127.0.0.1:9: "), line
+
+
+def test_the_watcher_grades_on_the_cluster(cluster, tmp_path):
+    from tests.watching import copy_watched, feedback_of, hand_in, make_template, wait_for, watching
+
+    watched = copy_watched(make_template(tmp_path / "template"), tmp_path / "watched",
+                           "c.CollectApp.check_owner = False")
+    wrong = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses concat_weights' 6 points
+    handed = [hand_in(watched, "ada", [wrong]), hand_in(watched, "bo")]
+    with watching(watched.course, "--cluster", cluster.scheduler_address) as watcher:
+        for one in handed:
+            wait_for(lambda one=one: feedback_of(watched, one).is_file(), 120, f"feedback for {one.name}", watcher.log)
+    assert watcher.code == 0
+    assert f"(the Dask cluster at {cluster.scheduler_address})" in watcher.log()
+    got = scores(watched.course)
+    assert sum(got["bo"].values()) == 46.0
+    assert got["ada"]["test_concat_weights"] == 0.0 and sum(got["ada"].values()) == 40.0

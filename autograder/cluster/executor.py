@@ -2,13 +2,14 @@
 submits jobs to, as it does to the local pool. Jobs stay plain data (`engine.Job` carries the instructor's
 modules and limits); outcomes come back to this process, where the one gradebook writer records them.
 
-How many jobs are in flight is `grade_class`'s (`ClassRun.fill`: a few per worker). A worker that dies is
-Dask's to handle: the scheduler runs its tasks again elsewhere, and each task's future completes once, so
-each outcome is recorded once. A scheduler that goes away is not: every job still out fails with
-`ClusterLost`, which stops the run after what was graded is committed.
+How many jobs are in flight is `grade_class`'s (`ClassRun.fill`: a few per slot); they go out in chunks,
+one Dask task each. A worker that dies is Dask's to handle: the scheduler runs its tasks again elsewhere,
+and each task's future completes once, so each outcome is recorded once. A scheduler that goes away is
+not: every job still out fails with `ClusterLost`, which stops the run after what was graded is committed.
 """
 
 import logging
+import threading
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
@@ -16,6 +17,13 @@ from typing import Any
 from autograder.classgrade import ClassError
 
 CONNECT_SECONDS = 10.0
+# A Dask task costs a few ms of CPU across client, scheduler and worker, a sixth of a submission's grading:
+# jobs travel in chunks of up to this many, one task each (a chunk goes out smaller when fewer chunks than
+# workers are out, so that no worker waits for one to fill).
+CHUNK = 4
+# `grade_class` keeps two jobs per slot unfinished; each worker process counts as this many slots, so that
+# two chunks per worker are out: one running, the next waiting on it while the first's results travel.
+SLOTS_PER_WORKER = CHUNK
 
 
 class ClusterLost(ClassError):
@@ -24,39 +32,79 @@ class ClusterLost(ClassError):
 
 class ClusterExecutor:
     """What `grade_class` needs of an executor: `submit(fn, *args)` giving a `concurrent.futures.Future`,
-    and `shutdown`. `workers` is how many jobs the cluster runs at once (one per worker process)."""
+    and `shutdown`. `workers`: the worker processes (each runs one job at a time); `jobs`: the slots
+    `grade_class` fills (its `jobs`)."""
 
     def __init__(self, client: Any, address: str, workers: int) -> None:
-        from autograder.cluster.plugin import on_worker
+        from autograder.cluster.plugin import run_chunk
 
         self.client, self.address, self.workers = client, address, workers
-        self._on_worker = on_worker
-        self._executor = client.get_executor(pure=False)  # each job a task of its own, never deduplicated
+        self.jobs = workers * SLOTS_PER_WORKER
+        self._run_chunk = run_chunk
+        self._executor = client.get_executor(pure=False)  # each chunk a task of its own, never deduplicated
+        self._lock = threading.Lock()  # submit runs in the caller's thread, _settle in Dask's
+        self._waiting: list[tuple[Any, tuple, Future]] = []  # submitted, not yet in a chunk
+        self._out = 0  # chunks sent and not finished
         self.lost = False
         self.closed = False
 
     def submit(self, fn: Any, *args: Any) -> Future:
         outer: Future = Future()
-        if not self.lost:
-            try:
-                inner = self._executor.submit(self._on_worker, fn, *args)
-            except Exception:  # the client closed itself after losing the scheduler
-                self.lost = True
-            else:
-                inner.add_done_callback(partial(self._settle, outer))
-                return outer
-        outer.set_exception(self._lost())
+        with self._lock:
+            lost = self.lost
+            if not lost:
+                self._waiting.append((fn, args, outer))
+                chunk = self._next_chunk()
+        if lost:
+            outer.set_exception(self._lost())
+        elif chunk:
+            self._send(chunk)
         return outer
 
-    def _settle(self, outer: Future, inner: Future) -> None:
+    def _next_chunk(self) -> list[tuple[Any, tuple, Future]]:
+        """The jobs to send now (under the lock): a full chunk, or what waits when workers may be idle."""
+        if not self._waiting or (len(self._waiting) < CHUNK and self._out >= self.workers):
+            return []
+        chunk, self._waiting = self._waiting[:CHUNK], self._waiting[CHUNK:]
+        self._out += 1
+        return chunk
+
+    def _send(self, chunk: list[tuple[Any, tuple, Future]]) -> None:
+        outers = [outer for _, _, outer in chunk]
+        try:
+            inner = self._executor.submit(self._run_chunk, [(fn, args) for fn, args, _ in chunk])
+        except Exception:  # the client closed itself after losing the scheduler
+            self._fail(outers)
+            return
+        inner.add_done_callback(partial(self._settle, outers))
+
+    def _settle(self, outers: list[Future], inner: Future) -> None:
+        with self._lock:
+            self._out -= 1
+            chunk = self._next_chunk()
         # Dask cancels every future of a client that lost its scheduler (and only then, or at our shutdown).
         if inner.cancelled():
-            self.lost = True
-            outer.set_exception(self._lost())
-        elif inner.exception() is not None:
-            outer.set_exception(inner.exception())
+            self._fail(outers + [outer for _, _, outer in chunk])
+            return
+        if inner.exception() is not None:
+            for outer in outers:
+                outer.set_exception(inner.exception())
         else:
-            outer.set_result(inner.result())
+            for outer, (ok, value) in zip(outers, inner.result(), strict=True):
+                if ok:
+                    outer.set_result(value)
+                else:
+                    outer.set_exception(value)
+        if chunk:
+            self._send(chunk)
+
+    def _fail(self, outers: list[Future]) -> None:
+        with self._lock:
+            self.lost = True
+            outers = outers + [outer for _, _, outer in self._waiting]
+            self._waiting = []
+        for outer in outers:
+            outer.set_exception(self._lost())
 
     def _lost(self) -> ClusterLost:
         return ClusterLost(f"lost the Dask scheduler at {self.address}: grading stopped; what was graded is "

@@ -62,9 +62,16 @@ class GraderPlugin(WorkerPlugin):
             self.zygote.close()
 
 
-def on_worker(fn: Any, *args: Any) -> Any:
-    """`fn(*args)` in this worker process, one job at a time: the process has one zygote, which serves
-    one job at a time, whatever `--nthreads` the worker was started with."""
+def run_chunk(calls: list[tuple[Any, tuple]]) -> list[tuple[bool, Any]]:
+    """Each `fn(*args)` of a chunk in this worker process, one at a time (the process has one zygote, which
+    serves one job at a time, whatever `--nthreads` the worker was started with): `(True, value)` or
+    `(False, exception)` each, so that one job's error is that job's alone."""
     plugin = get_worker().plugins[NAME]
+    results: list[tuple[bool, Any]] = []
     with plugin.lock:
-        return fn(*args)
+        for fn, args in calls:
+            try:
+                results.append((True, fn(*args)))
+            except Exception as exc:
+                results.append((False, exc))
+    return results

@@ -78,7 +78,7 @@ def _grade_on_cluster(args, root: Path, hide: list[str]) -> int:
         pool = connect(args.cluster, hide, [args.assignment])
     except ClassError as exc:
         raise UserError(str(exc)) from None
-    args.jobs = pool.workers
+    args.jobs = pool.jobs
     try:
         return _grade(args, root, hide, pool)
     finally:

@@ -75,7 +75,7 @@ def run(args) -> int:
             from autograder.cluster.executor import connect
 
             pool = connect(args.cluster, hide, list(assignments))
-            args.jobs = pool.workers
+            args.jobs = pool.jobs
         else:
             pool = classgrade.start_pool(args.jobs, hide, assignments[0])
     except classgrade.ClassError as exc:
@@ -92,7 +92,8 @@ def run(args) -> int:
             classgrade.ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
         watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
-        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({args.jobs} workers); Ctrl-C stops")
+        workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers"
+        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}); Ctrl-C stops")
         watcher.run(stop)
     except (classgrade.ClassError, GradebookError) as exc:
         raise UserError(str(exc)) from None
