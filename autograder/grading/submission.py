@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograder.graders.exercise import run_exercise
 from autograder.grading.alone import judge_alone
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
 from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
@@ -88,6 +89,7 @@ def _open(zygote: Zygote, job: Job, notebook: NotebookJob, planned: bool) -> San
     whose zygote holds the planned calls' inputs; else a plain `Sandbox`, sent each request when asked."""
     if not planned:
         return _spawn(zygote, job.limits, _warm(job, notebook), Sandbox)
+    # The plan loads in the worker that grades, not in the main process that imports this module for the pool.
     from autograder.grading.callplan import notebook_requests
 
     requests = notebook_requests(job, notebook)
@@ -131,7 +133,7 @@ class _NotebookRun:
 def _check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
     """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
     (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.grading.callplan import planned_check_calls
+    from autograder.grading.callplan import planned_check_calls  # see `_open`
 
     if cell.kind != "test" or cell.exercise is None:
         return None
@@ -139,8 +141,6 @@ def _check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
 
 
 def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float) -> _NotebookRun:
-    from autograder.graders.exercise import run_exercise  # the graders live only on this, trusted, side
-
     run = _NotebookRun(TrustedChecks(job.modules))
     count = 0
     try:
@@ -164,22 +164,20 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
             continue
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
         with sandbox.cell(cell.grade_id, cell_deadline):
-            _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
+            _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return run
 
 
 def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
                  ) -> tuple[CellResult | None, list[dict[str, Any]]]:
     """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    from autograder.graders.exercise import run_exercise
-
     run = _NotebookRun(TrustedChecks(job.modules))
-    _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
+    _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return (run.cells[0] if run.cells else None), run.outputs[0]
 
 
-def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun,
-              run_exercise: Any) -> None:
+def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun
+              ) -> None:
     early, first_out = None, []
     if cell.kind == "test" and cell.exercise and cell.graders_first:
         # The cell calls the hidden graders before its visible check: same order here, so the
@@ -206,12 +204,12 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         if reply["result"] is not None and not reply["error"]:
             cell_out.append(_result(reply["result"], count))
         return
-    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count, run_exercise,
+    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
                                       run.checks, early))
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, run_exercise: Any, checks: TrustedChecks,
+                     job: Job, count: int, checks: TrustedChecks,
                      exercise: Any = None) -> CellResult:
     # Run on the trusted side whatever the sandbox's run said: its calls were sent ahead, and calls passed
     # over in a cell that hit a limit (a check that hung) would make the notebook regrade.
