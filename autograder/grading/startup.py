@@ -5,7 +5,10 @@ them grading never uses (`stand_ins`). What the sandbox must hide is named here 
 
 import importlib.util
 import sys
+import types
 from pathlib import Path
+
+import autograder
 
 
 def without_iri_grammar() -> None:
@@ -25,8 +28,6 @@ def stand_ins() -> None:
 def hidden_paths(root: Path) -> list[str]:
     """What the sandbox must not show even where it lies inside a runtime path: the course, this package
     (the graders) and the home folder."""
-    import autograder
-
     return [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
 
 
@@ -68,8 +69,6 @@ def archive_util_on_demand() -> None:
     which grading never unpacks), and importing setuptools is slow. Stand-ins load it when first called."""
     if "setuptools.archive_util" in sys.modules:
         return
-    import types
-
     module = types.ModuleType("setuptools.archive_util")
 
     def on_demand(name: str):
