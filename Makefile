@@ -8,14 +8,14 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-watch lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-watch bench-cluster lint clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
 	@touch $(STAMP)
 
 # Debian's packages the tests need, installed only when missing: headless Chromium renders the class report and
@@ -59,6 +59,11 @@ bench: install
 # 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
 bench-watch: install
 	$(BIN)/python -m autograder.watch.bench
+
+# The same class graded by the local pool and by a Dask LocalCluster, on SQLite and on PostgreSQL (N=2000 unless
+# given on the command line: `make bench-cluster N=200`).
+bench-cluster: install system-deps
+	$(BIN)/python -m autograder.cluster.bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 clean:
 	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache

@@ -2,6 +2,8 @@
 
 Student code runs sandboxed, one process per submission; the hidden graders run in trusted worker
 processes; results land in the gradebook and `autograded/` exactly where `nbgrader autograde` puts them.
+With `--cluster ADDRESS` the submissions are graded on the workers of a running Dask cluster
+(`autograder.cluster`) instead of local worker processes; the gradebook is written here all the same.
 Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line for operational errors.
 """
 
@@ -22,6 +24,9 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
     parser.add_argument("--force", action="store_true", help="grade again submissions already autograded")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="grade on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786) "
+                             "instead of local worker processes")
     parser.set_defaults(run=run)
 
 
@@ -42,6 +47,8 @@ def run(args) -> int:
     check_options(args)
     root = Path.cwd()
     hide = startup.hidden_paths(root)
+    if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster), not local ones
+        return _grade_on_cluster(args, root, hide)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
@@ -58,12 +65,26 @@ def run(args) -> int:
             reap(zygote.process)
 
 
+def _grade_on_cluster(args, root: Path, hide: list[str]) -> int:
+    from autograder.cluster.executor import ClusterError, connect
+
+    try:
+        pool = connect(args.cluster, hide, [args.assignment])
+    except ClusterError as exc:
+        raise UserError(str(exc)) from None
+    args.jobs = pool.jobs
+    try:
+        return _grade(args, root, hide, pool)
+    finally:
+        pool.shutdown()
+
+
 def _grade(args, root: Path, hide: list[str], pool) -> int:
     startup.stand_ins()
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, ensure_assignment
     from autograder.grading.prepare import AssemblyError
-    from autograder.grading.scheduler import grade_class, start_class, students_to_grade
+    from autograder.grading.scheduler import GradingStopped, grade_class, start_class, students_to_grade
     from autograder.grading.sources import read_sources_early
 
     try:
@@ -101,7 +122,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = grade_class(run, writer, progress)
-    except (AssignmentError, AssemblyError, GradebookError) as exc:
+    except (AssignmentError, AssemblyError, GradebookError, GradingStopped) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()

@@ -24,6 +24,8 @@ def register(subparsers) -> None:
     parser.add_argument("assignment", nargs="*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="grade on the Dask cluster whose scheduler is at ADDRESS instead of local workers")
     parser.set_defaults(run=run)
 
 
@@ -32,9 +34,11 @@ def log(line: str) -> None:
 
 
 def run(args) -> int:
+    from autograder.cluster.executor import ClusterError
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, ensure_assignment
     from autograder.grading.pool import start_pool
+    from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
     from autograder.grading.writer import GradebookError, GradebookWriter
     from autograder.watch.exchange import Exchange
@@ -70,8 +74,19 @@ def run(args) -> int:
     # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
     # watcher stops cleanly only if its workers are still there to finish the round in progress.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pool = start_pool(args.jobs, hide, assignments[0])
-    signal.signal(signal.SIGINT, previous)
+    try:
+        if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster)
+            from autograder.cluster.executor import connect
+
+            pool = connect(args.cluster, hide, list(assignments))
+            args.jobs = pool.jobs
+        else:
+            pool = start_pool(args.jobs, hide, assignments[0])
+    except ClusterError as exc:
+        lock.release()
+        raise UserError(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     ledger = writer = watcher = None
@@ -84,9 +99,10 @@ def run(args) -> int:
             ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
         watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
-        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({args.jobs} workers); Ctrl-C stops")
+        workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers"
+        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}); Ctrl-C stops")
         watcher.run(stop)
-    except (AssignmentError, GradebookError) as exc:
+    except (AssignmentError, GradebookError, GradingStopped) as exc:
         raise UserError(str(exc)) from None
     finally:
         (watcher.pool if watcher else pool).shutdown(wait=True, cancel_futures=True)

@@ -101,6 +101,20 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
     return pool
 
 
+def serve(hide: list[str], assignments: list[str]) -> Zygote:
+    """Make this process a grading worker of another executor's (a Dask worker, `autograder.cluster`): what its
+    sandbox hides, the assignments' graders loaded with their plans, and its zygote."""
+    from autograder.grading.callplan import prepare
+
+    _worker.hide = list(hide)
+    for assignment in assignments:
+        try:
+            prepare(assignment)
+        except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
+            pass
+    return _worker.zygote()
+
+
 def work(job: Job) -> Outcome:
     """One job, graded in a worker."""
     return grade_submission(job, _worker.zygote())

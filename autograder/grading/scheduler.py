@@ -34,6 +34,12 @@ IN_HAND_PER_WORKER = 32
 
 
 @dataclass
+class GradingStopped(Exception):
+    """The executor lost the work (a cluster's scheduler went away): one line; what was graded is committed,
+    and the next run grades the rest."""
+
+
+@dataclass
 class Summary:
     graded: int = 0
     unreadable: int = 0
@@ -182,6 +188,7 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
             if batch.due():  # a slow submission does not hold finished ones back from the gradebook
                 batch.commit()
             broken = []
+            lost = None
             # Out of `pending` first, so that new jobs go out between the records of a long backlog.
             finished = [(future, *pending.pop(future)) for future in done]
             for future, prepared, tries in finished:
@@ -189,6 +196,9 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
                     outcome = future.result()
                 except BrokenProcessPool:
                     broken.append((prepared, tries))
+                    continue
+                except GradingStopped as exc:
+                    lost = exc
                     continue
                 except Exception as exc:  # a bug of ours: this student stays as they were, the rest go on
                     summary.errors += 1
@@ -199,6 +209,9 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
                     continue
                 finish(prepared, outcome)
                 run.fill()  # recording the early jobs' backlog takes a while: the workers are kept busy
+            if lost:  # what was graded is committed; the next run grades the rest
+                batch.commit()
+                raise lost
             if broken:
                 # A worker died (its sandbox machinery, never a student's code in the sandbox, can cause
                 # this); every job it held is tried once more in a fresh pool.
