@@ -10,7 +10,8 @@ not: every job still out fails with `ClusterLost`, which stops the run after wha
 
 import logging
 import threading
-from concurrent.futures import Future
+import time
+from concurrent.futures import Future, InvalidStateError
 from functools import partial
 from typing import Any
 
@@ -49,8 +50,12 @@ class ClusterExecutor:
         self._lock = threading.Lock()  # submit runs in the caller's thread, _settle in Dask's
         self._waiting: list[tuple[Any, tuple, Future]] = []  # submitted, not yet in a chunk
         self._out = 0  # chunks sent and not finished
+        self._unsettled: set[Future] = set()  # every job handed out and not answered yet
         self.lost = False
         self.closed = False
+        # Dask cancels a lost client's futures, but not always in a way a waiting executor future hears of
+        # (a chunk whose task had started): the client's own state is watched as well.
+        threading.Thread(target=self._watch, name="autograder-cluster-watch", daemon=True).start()
 
     def submit(self, fn: Any, *args: Any) -> Future:
         outer: Future = Future()
@@ -58,6 +63,8 @@ class ClusterExecutor:
             lost = self.lost
             if not lost:
                 self._waiting.append((fn, args, outer))
+                self._unsettled.add(outer)
+                outer.add_done_callback(self._unsettled.discard)
                 chunk = self._next_chunk()
         if lost:
             outer.set_exception(self._lost())
@@ -105,10 +112,26 @@ class ClusterExecutor:
     def _fail(self, outers: list[Future]) -> None:
         with self._lock:
             self.lost = True
-            outers = outers + [outer for _, _, outer in self._waiting]
+            outers = outers + [outer for _, _, outer in self._waiting] + list(self._unsettled)
             self._waiting = []
-        for outer in outers:
-            outer.set_exception(self._lost())
+        for outer in dict.fromkeys(outers):
+            if not outer.done():
+                try:
+                    outer.set_exception(self._lost())
+                except InvalidStateError:  # answered meanwhile, from Dask's thread
+                    pass
+
+    def _watch(self) -> None:
+        """Fail every job still out once the client has been without its scheduler for CONNECT_SECONDS."""
+        since = None
+        while not self.closed and not self.lost:
+            time.sleep(0.5)
+            if self.client.status in ("running", "newly-created"):
+                since = None
+            elif since is None:
+                since = time.monotonic()
+            elif time.monotonic() - since > CONNECT_SECONDS:
+                self._fail([])
 
     def _lost(self) -> ClusterLost:
         return ClusterLost(f"lost the Dask scheduler at {self.address}: grading stopped; what was graded is "
