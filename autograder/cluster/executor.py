@@ -64,13 +64,17 @@ class ClusterExecutor:
             if not lost:
                 self._waiting.append((fn, args, outer))
                 self._unsettled.add(outer)
-                outer.add_done_callback(self._unsettled.discard)
+                outer.add_done_callback(self._forget)
                 chunk = self._next_chunk()
         if lost:
             outer.set_exception(self._lost())
         elif chunk:
             self._send(chunk)
         return outer
+
+    def _forget(self, outer: Future) -> None:
+        with self._lock:
+            self._unsettled.discard(outer)
 
     def _next_chunk(self) -> list[tuple[Any, tuple, Future]]:
         """The jobs to send now (under the lock): a full chunk, or what waits when workers may be idle."""
@@ -82,6 +86,9 @@ class ClusterExecutor:
 
     def _send(self, chunk: list[tuple[Any, tuple, Future]]) -> None:
         outers = [outer for _, _, outer in chunk]
+        if self.lost:  # a chunk taken just before the loss: the client would accept it and never answer
+            self._fail(outers)
+            return
         try:
             inner = self._executor.submit(self._run_chunk, [(fn, args) for fn, args, _ in chunk])
         except Exception:  # the client closed itself after losing the scheduler
@@ -122,11 +129,14 @@ class ClusterExecutor:
                     pass
 
     def _watch(self) -> None:
-        """Fail every job still out once the client has been without its scheduler for CONNECT_SECONDS."""
+        """Fail every job still out once the client has been without its scheduler for CONNECT_SECONDS, and
+        from then on every job that is still out (one sent by Dask's thread as the loss was noticed)."""
         since = None
-        while not self.closed and not self.lost:
+        while not self.closed:
             time.sleep(0.5)
-            if self.client.status in ("running", "newly-created"):
+            if self.lost:
+                self._fail([])
+            elif self.client.status in ("running", "newly-created"):
                 since = None
             elif since is None:
                 since = time.monotonic()
@@ -158,7 +168,10 @@ def connect(address: str, hide: list[str], assignments: list[str]) -> ClusterExe
 
     # The command reports a lost scheduler in one line of its own: Dask's log lines about it would only
     # repeat it, with tracebacks.
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    # Dask's configuration gives some of its loggers levels of their own (distributed.client: warning).
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except Exception as exc:

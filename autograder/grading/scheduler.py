@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # the gradebook writer loads once the workers have started (s
 IN_HAND_PER_WORKER = 32
 
 
-@dataclass
 class GradingStopped(Exception):
     """The executor lost the work (a cluster's scheduler went away): one line; what was graded is committed,
     and the next run grades the rest."""
