@@ -35,7 +35,8 @@ def run(args) -> int:
         if not valid_student_id(student):
             raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
     root = Path.cwd()
-    hide = startup.hidden_paths(root)
+    graders = _graders_folder(root)
+    hide = startup.hidden_paths(root, graders)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
@@ -43,13 +44,27 @@ def run(args) -> int:
 
     # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and load the
     # graders while this one does.
-    pool = start_pool(args.jobs, hide, args.assignment, launched)
+    pool = start_pool(args.jobs, hide, args.assignment, launched, graders)
     try:
         return _grade(args, root, hide, pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # grade_class has shut it down unless it failed first
         for zygote in launched:  # each ended with its worker
             reap(zygote.process)
+
+
+def _graders_folder(root: Path) -> Path | None:
+    """The course's own graders folder, known before the sandbox starts (it hides them) and the workers
+    fork (they load them)."""
+    from autograder.course.settings import SettingsError, early_graders_folder
+    from autograder.graders import use_folder
+
+    try:
+        graders = early_graders_folder(root)
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    use_folder(graders)
+    return graders
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:

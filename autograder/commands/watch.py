@@ -51,8 +51,7 @@ def run(args) -> int:
         policy = read_policy(settings.coursedir.config)
     except (SettingsError, PolicyError) as exc:
         raise UserError(str(exc)) from None
-    assignments = tuple(dict.fromkeys(args.assignment)) or tuple(
-        sorted(p.name for p in settings.path("source", ".", ".").glob("*") if any(p.glob("*.ipynb"))))
+    assignments = tuple(dict.fromkeys(args.assignment)) or settings.assignments
     if not assignments:
         raise UserError(f"no assignments to watch: none named and none in {settings.path('source', '.', '.')}")
     exchange = Exchange.from_config(settings.coursedir.config, settings.course_id)
@@ -66,11 +65,11 @@ def run(args) -> int:
         raise UserError(str(exc)) from None
 
     stop = threading.Event()
-    hide = [*hidden_paths(root), str(exchange.root)]
+    hide = [*hidden_paths(root, settings.graders), str(exchange.root)]
     # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
     # watcher stops cleanly only if its workers are still there to finish the round in progress.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pool = start_pool(args.jobs, hide, assignments[0])
+    pool = start_pool(args.jobs, hide, assignments[0], graders=settings.graders)
     signal.signal(signal.SIGINT, previous)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
