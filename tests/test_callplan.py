@@ -92,13 +92,14 @@ def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_
     from autograder.graders.judge import fresh
     from autograder.grading.callplan import planned_calls
     from autograder.sandbox.client import call_request
+    from autograder.sandbox.planned import planned_call
 
     def crosses_as(request, name, args, kwargs):
         sent = call_request(name, args, kwargs, "g")
         return request.same(sent.header, sent.buffers)
 
     w, h = np.arange(6.0).reshape(2, 3), np.zeros((3, 1))
-    request = call_request("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g", planned=True)
+    request = planned_call("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
     assert request.matches("f", (w.copy(), [h.copy(), 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
     one_off = w.copy()
     one_off[1, 2] += 1e-12
@@ -137,14 +138,15 @@ def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_
 def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zygote):
     import time
 
-    from autograder.sandbox.client import PlanMismatch, RemoteStudent, call_request, cell_request
+    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
+    from autograder.sandbox.planned import PlanMismatch, PlannedSandbox, planned_call
 
     planned = np.arange(4.0)
-    sandbox = zygote.spawn(Limits())
+    sandbox = zygote.spawn(Limits(), kind=PlannedSandbox)
     try:
         sandbox.announce([cell_request("def f(a):\n    return a.sum()", True, None),
-                          call_request("f", (planned,), {}, "g", planned=True)])
+                          planned_call("f", (planned,), {}, "g")])
         sandbox.run_cell("def f(a):\n    return a.sum()", 10)
         student = RemoteStudent(sandbox, time.monotonic() + 10, "g")
         changed = planned.copy()
@@ -159,13 +161,14 @@ def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zy
 def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes(zygote):
     import time
 
-    from autograder.sandbox.client import RemoteStudent, call_request, cell_request
+    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
+    from autograder.sandbox.planned import PlannedSandbox, planned_call
 
     a, layers = np.arange(4.0), [np.zeros((1, 2))]
-    request = call_request("f", (a, layers), {"scale": 2}, "g", planned=True)
+    request = planned_call("f", (a, layers), {"scale": 2}, "g")
     zygote.spawn(Limits(), {"calls": [request]}).close()  # a spare asked for before, without it
-    sandbox = zygote.spawn(Limits(), {"calls": [request]})
+    sandbox = zygote.spawn(Limits(), {"calls": [request]}, PlannedSandbox)
     source = ("def f(a, layers, scale):\n    a += 1\n    layers[0][0, 1] = 7\n    layers.append(None)\n"
               "    return a.sum() * scale")
     try:
@@ -184,11 +187,12 @@ def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes
 def test_a_process_without_a_planned_call_sent_by_its_key_makes_the_notebook_regrade(zygote):
     import time
 
-    from autograder.sandbox.client import PlanMismatch, RemoteStudent, call_request, cell_request
+    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
+    from autograder.sandbox.planned import PlanMismatch, PlannedSandbox, planned_call
 
-    request = call_request("f", (np.arange(3.0),), {}, "g", planned=True)  # never sent to the zygote
-    sandbox = zygote.spawn(Limits())
+    request = planned_call("f", (np.arange(3.0),), {}, "g")  # never sent to the zygote
+    sandbox = zygote.spawn(Limits(), kind=PlannedSandbox)
     try:
         sandbox.preloaded = frozenset({request.key})
         sandbox.announce([cell_request("def f(a):\n    return 1", True, None), request])

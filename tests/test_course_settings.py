@@ -1,6 +1,6 @@
-"""The one reader of a course's settings (`autograder.course.settings`): nbgrader's reading of the config
-file, the course folder as root wherever the command runs, and a gradebook looked at without being made.
-And each command's one line when the configured database is not a gradebook or cannot be reached."""
+"""The course's settings on a database server (`autograder.course.settings`; the file's reading is in
+tests/unit/test_settings.py): a gradebook looked at without being made, and each command's one line when
+the configured database is not a gradebook or cannot be reached."""
 
 import subprocess
 import sys
@@ -8,48 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.settings import SettingsError, read_course, shown_url
+from autograder.course.settings import read_course
 from tests.databases import connect, point_course_at
-
-
-def config(folder: Path, text: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "nbgrader_config.py").write_text("c = get_config()  # noqa: F821\n" + text)
-    return folder
-
-
-def test_defaults_and_paths_are_nbgrader_s_rooted_in_the_course(tmp_path, monkeypatch):
-    course = config(tmp_path / "course", "c.CourseDirectory.course_id = 'rnn'\n")
-    monkeypatch.chdir(tmp_path)  # run from elsewhere: the course folder is still the root
-    settings = read_course(course)
-    assert settings.course_id == "rnn" and settings.root == course
-    assert settings.db_url == f"sqlite:///{course / 'gradebook.db'}"
-    assert settings.path("submitted", "ada", "hw1") == course / "submitted" / "ada" / "hw1"
-
-
-def test_a_relative_root_is_taken_from_the_course_folder(tmp_path, monkeypatch):
-    course = config(tmp_path / "course", "c.CourseDirectory.root = 'inner'\n")
-    monkeypatch.chdir(tmp_path)
-    assert read_course(course).root == course / "inner"
-    # The grade command runs where the sandbox hides the course: a root elsewhere is refused, in one line.
-    with pytest.raises(SettingsError, match=r"c\.CourseDirectory\.root to .*inner: run this there"):
-        read_course(course, rooted=True)
-
-
-def test_missing_and_broken_config_files(tmp_path):
-    with pytest.raises(SettingsError, match="no nbgrader_config.py in"):
-        read_course(tmp_path)
-    assert read_course(tmp_path, required=False).db_url == f"sqlite:///{tmp_path / 'gradebook.db'}"
-    config(tmp_path, "c.Oops(\n")
-    with pytest.raises(SettingsError, match=r"^cannot read .*nbgrader_config.py: SyntaxError") as caught:
-        read_course(tmp_path)
-    assert "\n" not in str(caught.value)
-
-
-def test_urls_are_shown_without_their_password():
-    assert shown_url("postgresql://grader:s3cret@db.example/rnn") == "postgresql://grader:***@db.example/rnn"
-    assert shown_url("postgresql://grader@/rnn?host=/run/pg") == "postgresql://grader@/rnn?host=/run/pg"
-    assert shown_url("sqlite:////srv/course/gradebook.db") == "sqlite:////srv/course/gradebook.db"
+from tests.unit.test_settings import config
 
 
 def autograder(course: Path, *args: str) -> subprocess.CompletedProcess:

@@ -18,8 +18,9 @@ from autograder.grading import instructor, prepare
 from autograder.grading.submission import _check_plan, grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
-from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote, call_request
+from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.planned import planned_call
 from tests.conftest import CATALOGUED
 from tests.grading_course import ASSIGNMENT, grade, make_course, outputs_text, result, scores, submit
 
@@ -183,6 +184,6 @@ def test_an_instructor_function_crosses_by_name_and_resolves_in_the_sandbox_copy
     finally:
         sandbox.close()
     # A zygote decodes the calls it holds knowing only the activations: such a call is sent in full.
-    planned = call_request("f", (np.arange(3.0),), {"g": identity}, "g", planned=True, functions=checks.functions)
-    plain = call_request("f", (np.arange(3.0),), {}, "g", planned=True, functions=checks.functions)
+    planned = planned_call("f", (np.arange(3.0),), {"g": identity}, "g", functions=checks.functions)
+    plain = planned_call("f", (np.arange(3.0),), {}, "g", functions=checks.functions)
     assert planned.key is None and plain.key is not None

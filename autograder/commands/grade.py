@@ -25,15 +25,21 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def check_options(args) -> None:
+    """`--jobs` and `--student`, as `grade` and `regrade` take them: one line for a user's mistake."""
     from autograder.course.submitted import ID_RULE, shown, valid_student_id
-    from autograder.sandbox.launch import launch, reap, requested_level
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
     for student in args.student or []:
         if not valid_student_id(student):
             raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
+
+
+def run(args) -> int:
+    from autograder.sandbox.launch import launch, reap, requested_level
+
+    check_options(args)
     root = Path.cwd()
     graders = _graders_folder(root)
     hide = startup.hidden_paths(root, graders)

@@ -41,18 +41,14 @@ class Regraded:
 
 
 def run(args) -> int:
+    from autograder.commands.grade import check_options
     from autograder.course.settings import SettingsError, read_course
-    from autograder.course.submitted import ID_RULE, shown, valid_student_id
     from autograder.grading.pool import start_pool
     from autograder.grading.startup import hidden_paths
     from autograder.regrade.scratch import ScratchError, scratch_course
     from autograder.sandbox.launch import launch, reap, requested_level
 
-    if args.jobs < 1:
-        raise UserError("--jobs must be at least 1")
-    for student in args.student or []:
-        if not valid_student_id(student):
-            raise UserError(f"--student {shown(student)}: not a valid student id ({ID_RULE})")
+    check_options(args)
     root = Path.cwd()
     try:
         settings = read_course(root, rooted=True)

@@ -1,8 +1,8 @@
 """Call a student's function on fresh copies of the inputs and judge the answer against the reference.
 
 A grade runs thousands of submissions on the same inputs, so the passing path is kept bare: the reference
-answer is computed once per process (`computed`), and the call's label and the mistakes' answers are only
-built when an answer is wrong and its message needs them.
+answer is computed once per process (`computed`, kept in `ANSWERS`), and the call's label and the mistakes'
+answers are only built when an answer is wrong and its message needs them.
 """
 
 import copy
@@ -17,11 +17,6 @@ from autograder.student import StudentError
 
 MistakeTable = Mapping[str, Callable[..., Any]]
 
-# Results of reference and mistake functions by (function, content of their arguments). The graders'
-# inputs are a fixed, small set, so this stays small; the bound only guards a grader that feeds it
-# ever-new values.
-_COMPUTED: dict[Any, Any] = {}
-_COMPUTED_MAX = 4096
 _MISSING = object()
 
 
@@ -36,18 +31,40 @@ def _key(value: Any) -> Any:
     return (type(value), value)  # numbers, None, functions: hashable as they are
 
 
+class ReferenceAnswers:
+    """Results of reference and mistake functions by (function, content of their arguments). The graders'
+    inputs are a fixed, small set, so this stays small; `limit` only guards a grader that feeds it ever-new
+    values (past it, what was kept is forgotten)."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._results: dict[Any, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def get(self, function: Callable[..., Any], args: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
+        """`function(*args.values(), **options)`, computed once for the same inputs; read-only."""
+        key = (function, tuple(map(_key, args.values())), tuple((name, _key(v)) for name, v in options.items()))
+        try:
+            result = self._results.get(key, _MISSING)
+        except TypeError:  # an unhashable option: nothing to share
+            return function(*args.values(), **options)
+        if result is _MISSING:
+            if len(self._results) >= self.limit:
+                self._results.clear()
+            result = self._results[key] = read_only(function(*args.values(), **options))
+        return result
+
+
+# The process's one set: the graders call `judge(...)` with nothing but the student, and every submission
+# a worker grades shares the answers.
+ANSWERS = ReferenceAnswers()
+
+
 def computed(function: Callable[..., Any], args: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
-    """`function(*args.values(), **options)`, computed once per process for the same inputs; read-only."""
-    key = (function, tuple(map(_key, args.values())), tuple((name, _key(v)) for name, v in options.items()))
-    try:
-        result = _COMPUTED.get(key, _MISSING)
-    except TypeError:  # an unhashable option: nothing to share
-        return function(*args.values(), **options)
-    if result is _MISSING:
-        if len(_COMPUTED) >= _COMPUTED_MAX:
-            _COMPUTED.clear()
-        result = _COMPUTED[key] = read_only(function(*args.values(), **options))
-    return result
+    """`function(*args.values(), **options)` from the process's answers (`ANSWERS`); read-only."""
+    return ANSWERS.get(function, args, options)
 
 
 def _thunks(mistakes: MistakeTable, args: Mapping[str, Any], options: Mapping[str, Any]) -> dict:

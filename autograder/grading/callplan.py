@@ -2,7 +2,7 @@
 
 The graders draw their inputs from fixed seeds, so on a correct answer they make the same calls for every
 submission. Recorded once per process against the reference answers, those calls are sent to a
-submission's process together with its cells (`Sandbox.announce`): it runs a whole notebook without
+submission's process together with its cells (`PlannedSandbox.announce`): it runs a whole notebook without
 waiting for the grader between calls, and the graders then find each answer already there. A grader that
 asks for a call not in the plan (one built from a wrong answer's output) makes the engine grade that
 notebook again, asking for each call when it is made. The same holds for the calls of a grade cell's
@@ -15,8 +15,10 @@ from typing import Any
 
 from autograder.graders.exercise import exercises, reference_function, run_exercise
 from autograder.graders.exercise import reference as graders_reference
+from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
-from autograder.sandbox.client import Request, call_request
+from autograder.sandbox.client import Request, cell_request, modules_request
+from autograder.sandbox.planned import PlannedCall, planned_call
 from autograder.student import NamespaceStudent
 
 
@@ -50,16 +52,16 @@ def _recorded(assignment: str, exercise: str) -> tuple[tuple[str, tuple, dict], 
 
 
 @functools.cache
-def planned_calls(assignment: str, exercise: str, group: str | None) -> tuple[Request, ...]:
+def planned_calls(assignment: str, exercise: str, group: str | None) -> tuple[PlannedCall, ...]:
     """The calls `run_exercise(assignment, exercise, ...)` makes on a correct answer, tagged with `group`
     (the grade cell), each packed once."""
-    return tuple(call_request(name, args, kwargs, group, planned=True)
+    return tuple(planned_call(name, args, kwargs, group)
                  for name, args, kwargs in _recorded(assignment, exercise))
 
 
 @functools.lru_cache(maxsize=256)
 def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assignment: str, group: str | None
-                        ) -> tuple[Request, ...] | None:
+                        ) -> tuple[PlannedCall, ...] | None:
     """The calls the trusted run of a grade cell's visible part makes on a correct answer, tagged with `group`;
     None when that part is not run on the trusted side: it is not a plain call of the instructor's modules
     (`modules`: name, source) on names the reference answers define as functions, or it does not run there."""
@@ -72,11 +74,29 @@ def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assi
         return None
     checks = TrustedChecks(sources)
     # Encoded as each call is made, in case the check changes its arrays between calls.
-    recorder = _Recorder(vars(reference), lambda name, args, kwargs: call_request(
-        name, args, kwargs, group, planned=True, functions=checks.functions))
+    recorder = _Recorder(vars(reference), lambda name, args, kwargs: planned_call(
+        name, args, kwargs, group, functions=checks.functions))
     if checks.run(calls, recorder) is None:
         return None
     return tuple(recorder.calls)
+
+
+def notebook_requests(job: Job, notebook: NotebookJob) -> list[Request]:
+    """Every request grading this notebook makes when the answers are right, in order: what a
+    `PlannedSandbox` is sent ahead."""
+    requests = [modules_request(job.modules)]
+    for cell in notebook.cells:
+        if cell.kind == "skip":
+            continue
+        run = cell_request(cell.source, cell.display, cell.grade_id, cell.ipython)
+        if cell.kind != "test" or cell.exercise is None:
+            requests.append(run)
+            continue
+        calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
+        # The trusted self-check's calls: right after the cell, as in the kernel.
+        checks = planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id) or ()
+        requests += [*calls, run, *checks] if cell.graders_first else [run, *checks, *calls]
+    return requests
 
 
 def prepare(assignment: str) -> None:

@@ -76,6 +76,12 @@ class CellJob:
     instructors: bool = False  # a code cell whose text is the instructor's (locked, or left as released)
     ipython: bool = False  # `source` is the student's text as written: the sandbox turns IPython syntax into Python
 
+    @property
+    def display(self) -> bool:
+        """Whether the cell's last value is shown, as the kernel shows it: not for a test cell with hidden
+        graders, whose shown value is its score."""
+        return self.kind == "code" or self.exercise is None
+
 
 @dataclass
 class NotebookJob:

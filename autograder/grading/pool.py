@@ -3,6 +3,7 @@ the assignment's graders before the first job, then grades one submission per jo
 
 import gc
 import os
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -11,6 +12,7 @@ from pathlib import Path
 from autograder.grading.model import Job, Outcome
 from autograder.grading.submission import grade_submission
 from autograder.sandbox.client import Zygote
+from autograder.sandbox.isolation import PR_SET_PDEATHSIG, prctl
 from autograder.sandbox.launch import Launched
 
 
@@ -44,10 +46,6 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
     if sys.platform == "linux":
         # A worker outlives a main process that ended abruptly (killed, or an error before the pool was
         # shut down) and would hold its output pipes open: it goes with it instead.
-        import signal
-
-        from autograder.sandbox.isolation import PR_SET_PDEATHSIG, prctl
-
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(0)
@@ -65,7 +63,7 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
 
     use_folder(graders)  # inherited when forked; a spawned worker is told
     if assignment:
-        from autograder.grading.callplan import prepare
+        from autograder.grading.callplan import prepare  # graders' plans: loaded by workers, not the main process
 
         try:
             prepare(assignment)

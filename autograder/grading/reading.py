@@ -86,7 +86,7 @@ def _as_nbformat_reads(nb: dict[str, Any]) -> bool:
 def _read_nbformat(data: bytes, name: str) -> dict[str, Any]:
     """nbformat's reading, for what the fast path does not take: other versions (converted to v4, as
     nbgrader converts them), odd JSON, errors."""
-    import nbformat
+    import nbformat  # loads its schema validator: only for the odd file
 
     try:
         text = data.decode("utf-8")

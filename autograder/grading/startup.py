@@ -5,7 +5,10 @@ them grading never uses (`stand_ins`). What the sandbox must hide is named here 
 
 import importlib.util
 import sys
+import types
 from pathlib import Path
+
+import autograder
 
 
 def without_iri_grammar() -> None:
@@ -26,8 +29,6 @@ def hidden_paths(root: Path, graders: Path | None = None) -> list[str]:
     """What the sandbox must not show even where it lies inside a runtime path: the course, this package
     (the graders), the course's own graders folder (`c.Autograder.graders`, wherever it is) and the home
     folder."""
-    import autograder
-
     own = [str(graders)] if graders is not None else []
     return [str(root), str(Path(autograder.__file__).resolve().parent), *own, str(Path.home())]
 
@@ -70,8 +71,6 @@ def archive_util_on_demand() -> None:
     which grading never unpacks), and importing setuptools is slow. Stand-ins load it when first called."""
     if "setuptools.archive_util" in sys.modules:
         return
-    import types
-
     module = types.ModuleType("setuptools.archive_util")
 
     def on_demand(name: str):

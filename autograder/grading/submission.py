@@ -11,23 +11,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from autograder.graders.exercise import run_exercise
 from autograder.grading.alone import judge_alone
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
 from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
 from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
-from autograder.sandbox.client import (
-    PlanMismatch,
-    RemoteStudent,
-    Request,
-    Sandbox,
-    SandboxDied,
-    SandboxError,
-    Zygote,
-    cell_request,
-    modules_request,
-)
+from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
@@ -54,11 +46,12 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
             continue
         # First with every request sent ahead; if the graders ask for a call that was not planned, the
         # notebook is graded again from the start in a fresh process, each request sent when asked for.
-        for pipelined in (True, False) if plan else (False,):
-            sandbox = _spawn(zygote, job.limits, _warm(job, notebook))
+        for planned in (True, False) if plan else (False,):
+            sandbox = _open(zygote, job, notebook, planned)
             sandbox.output_left = output_left
             try:
-                run = _run_notebook(job, notebook, sandbox, deadline, pipelined)
+                run = _run_notebook(job, notebook, sandbox, deadline)
+                sandbox.finish()
             except PlanMismatch:
                 sandbox.close()
                 outcome.regraded += 1
@@ -71,7 +64,7 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
         output_left = sandbox.output_left
         try:
             # The finished process judges exercises on their own only if nothing stopped or cut it short.
-            usable = not (sandbox.dead or sandbox.limits_hit or sandbox.sent)
+            usable = not (sandbox.dead or sandbox.limits_hit or sandbox.in_flight)
             judged = judge_alone(job, notebook, run, zygote, deadline, sandbox if usable else None)
         finally:
             sandbox.close()
@@ -90,33 +83,43 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
     return outcome
 
 
-def _spawn(zygote: Zygote, limits: Limits, warm: dict[str, Any]) -> Sandbox:
+def _open(zygote: Zygote, job: Job, notebook: NotebookJob, planned: bool) -> Sandbox:
+    """The process that grades this notebook; the one place the call plan is switched on. `planned`: a
+    `PlannedSandbox`, sent at once every request grading the notebook makes when the answers are right,
+    whose zygote holds the planned calls' inputs; else a plain `Sandbox`, sent each request when asked."""
+    if not planned:
+        return _spawn(zygote, job.limits, _warm(job, notebook), Sandbox)
+    # The plan loads in the worker that grades, not in the main process that imports this module for the pool.
+    from autograder.grading.callplan import notebook_requests
+
+    requests = notebook_requests(job, notebook)
+    warm = {**_warm(job, notebook), "calls": [r for r in requests if isinstance(r, PlannedCall)]}
+    sandbox = _spawn(zygote, job.limits, warm, PlannedSandbox)
+    sandbox.announce(requests)
+    return sandbox
+
+
+def _spawn(zygote: Zygote, limits: Limits, warm: dict[str, Any], kind: type[Sandbox]) -> Sandbox:
     try:
-        return zygote.spawn(limits, warm)
+        return zygote.spawn(limits, warm, kind)
     except SandboxError:
         zygote.close()  # one fresh start; a second failure is the machine's problem, not the student's
-        return zygote.spawn(limits, warm)
+        return zygote.spawn(limits, warm, kind)
 
 
 def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     """The instructor's code in this notebook, for the zygote to compile or import once for all children:
-    test and locked cells (restored from the gradebook, never the student's text), modules, imports; and
-    the graders' planned calls, whose inputs it decodes once."""
-    from autograder.grading.callplan import planned_calls
-
-    cells, calls, count = [], [], 0
+    test and locked cells (restored from the gradebook, never the student's text), modules, imports."""
+    cells, count = [], 0
     for cell in notebook.cells:
         if cell.kind != "skip":
             count += 1
             if cell.kind == "test" or cell.instructors:
-                cells.append([cell.source, _display(cell), f"<cell {count}>"])
-            if cell.kind == "test" and cell.exercise is not None:
-                calls += planned_calls(cell.assignment, cell.exercise, cell.grade_id)
-                calls += _check_plan(job, cell) or ()
+                cells.append([cell.source, cell.display, f"<cell {count}>"])
     # Students' cells are transformed in the sandbox: its transformer is imported once, in the zygote.
     transformed = any(c.ipython and syntax.needs_transform(c.source) for c in notebook.cells)
     imports = job.preload + [syntax.MODULE] * transformed
-    return {"cells": cells, "modules": job.modules, "imports": imports, "calls": calls}
+    return {"cells": cells, "modules": job.modules, "imports": imports}
 
 
 @dataclass
@@ -127,45 +130,18 @@ class _NotebookRun:
     notes: list[str] = field(default_factory=list)
 
 
-def _requests(job: Job, notebook: NotebookJob) -> list[Request]:
-    """Every request grading this notebook makes when the answers are right, in order."""
-    from autograder.grading.callplan import planned_calls
-
-    requests = [modules_request(job.modules)]
-    for cell in notebook.cells:
-        if cell.kind == "skip":
-            continue
-        run = cell_request(cell.source, _display(cell), cell.grade_id, cell.ipython)
-        if cell.kind != "test" or cell.exercise is None:
-            requests.append(run)
-            continue
-        calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
-        checks = _check_plan(job, cell) or ()  # the trusted self-check: right after the cell, as in the kernel
-        requests += [*calls, run, *checks] if cell.graders_first else [run, *checks, *calls]
-    return requests
-
-
-def _check_plan(job: Job, cell: CellJob) -> tuple[Request, ...] | None:
+def _check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
     """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
     (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.grading.callplan import planned_check_calls
+    from autograder.grading.callplan import planned_check_calls  # see `_open`
 
     if cell.kind != "test" or cell.exercise is None:
         return None
     return planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id)
 
 
-def _display(cell: CellJob) -> bool:
-    return cell.kind == "code" or cell.exercise is None
-
-
-def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
-                  pipelined: bool) -> _NotebookRun:
-    from autograder.graders.exercise import run_exercise  # the graders live only on this, trusted, side
-
+def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float) -> _NotebookRun:
     run = _NotebookRun(TrustedChecks(job.modules))
-    if pipelined:
-        sandbox.announce(_requests(job, notebook))
     count = 0
     try:
         sandbox.send_modules(job.modules)
@@ -187,33 +163,21 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
             run.outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
             continue
         cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
-        before = (sandbox.skipped, sandbox.incidents, len(sandbox.limits_hit))
-        _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
-        if pipelined:
-            sandbox.settle(cell.grade_id, cell_deadline - time.monotonic())
-            # Calls sent ahead that the graders passed over still ran; when the cell also hit a limit,
-            # they may be why, so only a call-by-call run can say what the cell scores.
-            if sandbox.skipped > before[0] and (sandbox.incidents, len(sandbox.limits_hit)) != before[1:]:
-                raise PlanMismatch(f"{cell.grade_id}: a limit was hit after planned calls were passed over")
-    if pipelined and sandbox.dead:
-        # Replies to a cell's calls leave the process together: a death may have taken some that came
-        # before it with it, which only a call-by-call run can tell apart.
-        raise PlanMismatch(f"the process died: {sandbox.dead}")
+        with sandbox.cell(cell.grade_id, cell_deadline):
+            _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return run
 
 
 def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
                  ) -> tuple[CellResult | None, list[dict[str, Any]]]:
     """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    from autograder.graders.exercise import run_exercise
-
     run = _NotebookRun(TrustedChecks(job.modules))
-    _run_cell(job, cell, sandbox, cell_deadline, count, run, run_exercise)
+    _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return (run.cells[0] if run.cells else None), run.outputs[0]
 
 
-def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun,
-              run_exercise: Any) -> None:
+def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun
+              ) -> None:
     early, first_out = None, []
     if cell.kind == "test" and cell.exercise and cell.graders_first:
         # The cell calls the hidden graders before its visible check: same order here, so the
@@ -221,7 +185,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
         first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
     try:
-        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=_display(cell),
+        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=cell.display,
                                  group=cell.grade_id, ipython=cell.ipython)
     except SandboxDied as died:
         run.notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
@@ -240,12 +204,12 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         if reply["result"] is not None and not reply["error"]:
             cell_out.append(_result(reply["result"], count))
         return
-    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count, run_exercise,
+    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
                                       run.checks, early))
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, run_exercise: Any, checks: TrustedChecks,
+                     job: Job, count: int, checks: TrustedChecks,
                      exercise: Any = None) -> CellResult:
     # Run on the trusted side whatever the sandbox's run said: its calls were sent ahead, and calls passed
     # over in a cell that hit a limit (a check that hung) would make the notebook regrade.

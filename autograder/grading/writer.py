@@ -29,6 +29,9 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
+from traitlets.config import Config
+from traitlets.utils.importstring import import_item
+
 from autograder.course.settings import cannot_open, database_error, sqlite_path
 from autograder.grading.model import Outcome, SourceNotebook
 from autograder.grading.sources import read_sources
@@ -289,8 +292,6 @@ def late_submission_plugin(config: Any) -> Any:
     """The plugin `nbgrader autograde` asks for late penalties: `AssignLatePenalties.plugin_class` (nbgrader's
     LateSubmissionPlugin unless configured), configured from the course's `nbgrader_config.py`."""
     from nbgrader.plugins import LateSubmissionPlugin  # loads nbgrader's ORM: only once a submission is late
-    from traitlets.config import Config
-    from traitlets.utils.importstring import import_item
 
     config = config if config is not None else Config()
     plugin_class = config.get("AssignLatePenalties", {}).get("plugin_class", LateSubmissionPlugin)
@@ -330,7 +331,7 @@ class _Database:
 
     @classmethod
     def _open_with_nbgrader(cls, db_url: str, course_id: str, lock_seconds: float) -> "_Database":
-        from nbgrader.api import Gradebook
+        from nbgrader.api import Gradebook  # nbgrader's ORM and SQLAlchemy: not for an SQLite gradebook
 
         try:
             gb = Gradebook(db_url, course_id)  # creates the tables of a new gradebook, and the course's row
@@ -461,7 +462,7 @@ def _new_uuid() -> str:
 
 
 def _parse_utc(timestamp: str) -> Any:
-    from nbgrader.utils import parse_utc
+    from nbgrader.utils import parse_utc  # nbgrader.utils loads after the workers fork (`grading.startup`)
 
     return parse_utc(timestamp)
 

@@ -6,7 +6,6 @@ Nothing here imports a grader; the graders only ever see a `RemoteStudent`, whic
 """
 
 import base64
-import itertools
 import json
 import os
 import select
@@ -14,8 +13,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections import deque
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,12 +42,6 @@ class SandboxError(Exception):
 class BoundaryError(BaseException):
     """A grader passed a value that cannot cross into the sandbox: a bug in the grader, not the answer.
     A BaseException so `graders.exercise`'s per-case `except Exception` cannot blame the student for it."""
-
-
-class PlanMismatch(BaseException):
-    """The graders asked for something other than the requests sent ahead of time (see `Sandbox.announce`):
-    the notebook must be graded again with each request sent when asked for. A BaseException so that no
-    grader's or `graders.exercise`'s `except Exception` can take it for the student's error."""
 
 
 class SandboxDied(Exception):
@@ -92,7 +85,7 @@ class Zygote:
         self.preloaded: frozenset[int] = frozenset()  # keys of the planned calls the zygote holds
         # a spawn asked for, not yet answered, and the planned calls its child will hold
         self._pending: tuple[socket.socket, Limits, frozenset[int]] | None = None
-        self._spare: Sandbox | None = None
+        self._spare: Child | None = None
 
     def start(self) -> ZygoteInfo:
         notes: list[str] = []
@@ -133,11 +126,13 @@ class Zygote:
             return not select.select([self.pidfd], [], [], 0)[0]
         return self.process.poll() is None
 
-    def spawn(self, limits: Limits, warm: dict[str, Any] | None = None) -> "Sandbox":
-        """A sandboxed process. The next one is asked for at once, so that setting it up (namespaces,
-        mounts, filters) overlaps the work on this one. `warm`: instructor code the zygote compiles or
-        imports once, before forking, for every later child to inherit (see `runtime.warm`), and under
-        "calls" the planned calls (`Request`s) whose arguments it decodes once (see `runtime.preload`)."""
+    def spawn(self, limits: Limits, warm: dict[str, Any] | None = None, kind: type["Sandbox"] | None = None
+              ) -> "Sandbox":
+        """A sandboxed process, as a `kind` (a `Sandbox` by default). The next one is asked for at once, so
+        that setting it up (namespaces, mounts, filters) overlaps the work on this one. `warm`: instructor
+        code the zygote compiles or imports once, before forking, for every later child to inherit (see
+        `runtime.warm`), and under "calls" the planned calls (`planned.PlannedCall`s) whose arguments it
+        decodes once (see `runtime.preload`)."""
         if not self.alive():
             self.close()
             self.start()
@@ -145,18 +140,18 @@ class Zygote:
             self._collect_spare()
         except SandboxError:
             pass  # asked for before a restart, or the zygote is gone: a fresh request below says which
-        sandbox, self._spare = self._spare, None
+        child, self._spare = self._spare, None
         self._preload((warm or {}).get("calls", ()))
-        if sandbox is not None and sandbox.limits != limits:
-            sandbox.close()
-            sandbox = None
+        if child is not None and child.limits != limits:
+            Sandbox(self, child).close()
+            child = None
         warm = self._unwarmed(warm or {})
-        if sandbox is None:
+        if child is None:
             self._ask(limits, warm)
             warm = {}
-            sandbox = self._collect()
+            child = self._collect()
         self._ask(limits, warm)
-        return sandbox
+        return (kind or Sandbox)(self, child)
 
     def _unwarmed(self, warm: dict[str, Any]) -> dict[str, Any]:
         """The part of `warm` this zygote has not been sent yet."""
@@ -211,7 +206,7 @@ class Zygote:
             theirs.close()
         self._pending = (ours, limits, self.preloaded)
 
-    def _collect(self) -> "Sandbox":
+    def _collect(self) -> "Child":
         ours, limits, preloaded = self._pending
         self._pending = None
         try:
@@ -223,7 +218,7 @@ class Zygote:
             ours.close()
             raise SandboxError("the zygote exited")
         pid = json.loads(data)["pid"]
-        return Sandbox(self, ours, pid, fds[0] if fds else None, limits, preloaded)
+        return Child(ours, pid, fds[0] if fds else None, limits, preloaded)
 
     def _collect_spare(self) -> None:
         """Read the zygote's answer to the spare's request before any other request's answer."""
@@ -240,7 +235,7 @@ class Zygote:
 
     def close(self) -> None:
         if self._spare is not None:
-            self._spare.close()
+            Sandbox(self, self._spare).close()
             self._spare = None
         if self._pending is not None:
             self._pending[0].close()  # the child reads the end of its socket and exits
@@ -272,17 +267,12 @@ NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 
 @dataclass
 class Request:
-    """A request as it crosses: its header and buffers (what a later request is compared with), and the
-    frame they pack into (packed once when the same request goes to every submission). A planned call
-    also keeps its arguments' `_Pattern`, to tell a grader's call that is the same without encoding it,
-    and a `key` by which a zygote holding its arguments (`Zygote._preload`) knows it."""
+    """A request as it crosses: its header and buffers, and the frame they pack into (packed once when the
+    same request goes to every submission: see `planned.PlannedCall`)."""
 
     header: dict
     buffers: list[bytes] = field(default_factory=list)
     _frame: bytes = b""
-    pattern: "_Pattern | None" = None
-    key: int | None = None
-    _brief: bytes = b""
 
     @property
     def frame(self) -> bytes:
@@ -291,44 +281,32 @@ class Request:
             self._frame = wire.pack(self.header, self.buffers)
         return self._frame
 
-    @property
-    def brief(self) -> bytes:
-        """The frame that names this planned call by its key, for a process that holds its arguments."""
-        if not self._brief:
-            self._brief = wire.pack({"op": "call", "plan": self.key, "group": self.header["group"]})
-        return self._brief
-
     def same(self, header: dict, buffers: list[bytes]) -> bool:
-        if header is self.header and buffers is self.buffers:  # claimed by `matches`: this very request
+        if header is self.header and buffers is self.buffers:  # recognised by `PlannedCall.matches`: this one
             return True
         return self.header == header and self.buffers == buffers
 
-    def matches(self, name: str, args: tuple, kwargs: dict, group: str | None) -> bool:
-        """Whether `call_request(name, args, kwargs, group)` would be this request: True only when it
-        certainly would (False may still be the same request; encoding it then tells)."""
-        return (self.pattern is not None and self.header["name"] == name and self.header["group"] == group
-                and self.pattern.matches(args, kwargs))
-
 
 @dataclass
-class _Sent:
-    request: Request
-    drain: bool = False  # its reply is read and dropped: asked for and forgone, or passed over
-    passed_over: bool = False  # counted in `Sandbox.skipped`
+class Child:
+    """A process the zygote forked, before it is a `Sandbox`: its end of the socket, pid, pidfd and limits,
+    and the keys of the planned calls it inherited from the zygote (`planned.PlannedSandbox` uses them)."""
+
+    sock: socket.socket
+    pid: int
+    pidfd: int | None
+    limits: Limits
+    held: frozenset[int] = frozenset()
 
 
 class Sandbox:
-    """One submission's process. Every request has a deadline; past it the code is interrupted, then
-    killed; once killed, every later request raises SandboxDied.
+    """One submission's process. Every request is sent when it is asked for and has a deadline; past it
+    the code is interrupted, then killed; once killed, every later request raises SandboxDied.
+    (`planned.PlannedSandbox` is the same with requests sent ahead.)"""
 
-    Requests can be sent ahead (`announce`): the submission then works through a whole notebook without
-    waiting for the grader between requests. Replies come back in order; asking for a request claims its
-    reply, reading and dropping the replies of announced calls passed over on the way."""
-
-    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, pidfd: int | None, limits: Limits,
-                 preloaded: frozenset[int] = frozenset()) -> None:
-        self.zygote, self.sock, self.pid, self.pidfd, self.limits = zygote, sock, pid, pidfd, limits
-        self.preloaded = preloaded  # the planned calls this process inherited, by key
+    def __init__(self, zygote: Zygote, child: Child) -> None:
+        self.zygote, self.sock, self.pid, self.pidfd = zygote, child.sock, child.pid, child.pidfd
+        self.limits = limits = child.limits
         # Judging an exercise on its own (`autograder.dependencies`): these functions of the student's are
         # replaced while each request runs, and `answers` answers their calls (only ever call by call).
         self.replace: list[str] = []
@@ -337,12 +315,10 @@ class Sandbox:
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
         # What it sends is bounded here, whatever its process does: a frame, all frames, and printed text.
-        self.reader = wire.Reader(sock, limits.reply_bytes(), limits.received_bytes())
+        self.reader = wire.Reader(self.sock, limits.reply_bytes(), limits.received_bytes())
         self.output_left = limits.output_chars  # printed text still kept; -1 once cut
         self.outbox = bytearray()
-        self.sent: deque[_Sent] = deque()  # announced, reply not read yet
         self.incidents = 0  # timeouts, interrupts and deaths so far
-        self.skipped = 0  # announced calls the graders passed over
 
     # low level ------------------------------------------------------------------------------------
     def _signal(self, signum: int) -> None:
@@ -429,83 +405,11 @@ class Sandbox:
         self.outbox += reply
         self._send_some()
 
-    def announce(self, requests: list[Request]) -> None:
-        """Send these requests now, before they are asked for, in the order they will be."""
-        for request in requests:
-            self.outbox += request.brief if request.key in self.preloaded else request.frame
-            self.sent.append(_Sent(request))
-        self._send_some()
-
-    def _claim(self, header: dict, buffers: list[bytes], forgo: bool = False) -> bool:
-        """Find this request among those announced (passing over announced calls only); False when
-        nothing was announced. Everything before it is to be drained; with `forgo`, it is too."""
-        if not self.sent:
-            return False
-        first = self.sent[0]
-        if not first.drain and first.request.same(header, buffers):  # the usual case: the next one sent
-            first.drain = forgo
-            return True
-        index = next((i for i, entry in enumerate(self.sent)
-                      if not entry.drain and entry.request.same(header, buffers)), None)
-        earlier_ones = list(self.sent)[:index]
-        if index is None or any(e.request.header.get("op") != "call" for e in earlier_ones):
-            raise PlanMismatch(f"a {header.get('op')} request that was not sent ahead")
-        for earlier in earlier_ones:
-            self._pass_over(earlier)
-        self.sent[index].drain = forgo
-        return True
-
-    def _upcoming(self) -> Request | None:
-        """The first announced request whose reply is still wanted."""
-        for entry in self.sent:
-            if not entry.drain:
-                return entry.request
-        return None
-
-    def _pass_over(self, entry: _Sent) -> None:
-        """An announced call the graders did not ask for (yet it ran): its reply is read and dropped."""
-        if not entry.drain:
-            entry.drain = entry.passed_over = True
-            self.skipped += 1
-
-    def _drain(self, timeout: float) -> None:
-        while self.sent and self.sent[0].drain and not self.dead:
-            entry = self.sent.popleft()
-            try:
-                header, _ = self._reply(timeout)
-            except SandboxDied:
-                return
-            self._check_held(entry.request, header)
-            if entry.passed_over and header.get("expired"):
-                # It did not run (its cell's time was up when it came up): passing it over changed nothing.
-                self.skipped -= 1
-
-    def _check_held(self, request: Request, header: dict) -> None:
-        """A process that was sent a planned call by its key and does not hold it (never expected) did
-        not run it: only grading call by call can tell what the answers are."""
-        if header.get("unplanned") and request.key in self.preloaded:
-            raise PlanMismatch("a planned call sent by its key was not found")
-
-    def settle(self, group: str | None, timeout: float) -> None:
-        """Read the replies of this cell's announced calls that nobody asked for (or that were forgone)."""
-        while self.sent and self.sent[0].request.header.get("group") == group \
-                and self.sent[0].request.header.get("op") == "call":
-            self._pass_over(self.sent[0])
-            self._drain(timeout)
-            if self.dead:
-                return
-
     def request(self, request: Request, timeout: float = 60.0) -> tuple[dict, list[bytes]]:
         if self.dead:
             raise self.dead
-        if self._claim(request.header, request.buffers):
-            self._drain(timeout)
-            if self.dead:
-                raise self.dead
-            self.sent.popleft()
-        else:
-            self.outbox += request.frame
-            self._send_some()
+        self.outbox += request.frame
+        self._send_some()
         return self._reply(timeout)
 
     def _died(self, message: str, limit: str) -> None:
@@ -531,25 +435,24 @@ class Sandbox:
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
              functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
-        # The graders nearly always ask for the next call sent ahead: recognised as such, it needs no
-        # encoding (~20 us a call). It is the first `_claim` could pick, so claiming it is what `_claim`
-        # would do with the encoded request.
-        upcoming = self._upcoming()
-        if upcoming is not None and upcoming.matches(name, args, kwargs, group):
-            request = upcoming
-        else:
-            request = call_request(name, args, kwargs, group, functions=functions)
-            if self.replace:
-                request.header["replace"] = self.replace
-        if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
-            if self.sent and not self.dead:
-                self._claim(request.header, request.buffers, forgo=True)
+        request = self.call_request(name, args, kwargs, group, functions)
+        if timeout <= 0:
             raise StudentError(NOT_CALLED.format(name=name))
+        return self._call(name, request, timeout)
+
+    def call_request(self, name: str, args: tuple, kwargs: dict, group: str | None,
+                     functions: Mapping[int, str]) -> Request:
+        """The request for this call, with the functions being replaced (`replace`) named in it."""
+        request = call_request(name, args, kwargs, group, functions=functions)
+        if self.replace:
+            request.header["replace"] = self.replace
+        return request
+
+    def _call(self, name: str, request: Request, timeout: float) -> tuple[Any, list, list]:
         try:
             header, replies = self.request(request, timeout=timeout)
         except SandboxDied as died:
             raise StudentError(f"{name}: {died}") from None
-        self._check_held(request, header)
         if header.get("expired"):
             raise StudentError(NOT_CALLED.format(name=name))
         if "error" in header:
@@ -562,6 +465,19 @@ class Sandbox:
         except (wire.WireError, TypeError, ValueError) as exc:
             raise StudentError(f"{name} returned something that is not plain data ({exc})") from None
         return value, changed_args, changed_kwargs
+
+    # a notebook's run (what `planned.PlannedSandbox` does more around it) ---------------------------
+    @property
+    def in_flight(self) -> bool:
+        """Whether replies to requests sent ahead are still to be read: never, when each is sent as asked for."""
+        return False
+
+    def cell(self, group: str | None, deadline: float) -> AbstractContextManager[None]:
+        """Around one notebook cell's requests: nothing to do when each is sent as it is asked for."""
+        return nullcontext()
+
+    def finish(self) -> None:
+        """The notebook's requests are all made: nothing to check when each was sent as it was asked for."""
 
     def kill(self) -> None:
         self._signal(signal.SIGKILL)
@@ -596,101 +512,15 @@ def cell_request(source: str, display: bool, group: str | None, ipython: bool = 
     return Request({**header, "ipython": True} if ipython else header)
 
 
-def call_request(name: str, args: tuple, kwargs: dict, group: str | None, planned: bool = False,
+def call_request(name: str, args: tuple, kwargs: dict, group: str | None,
                  functions: Mapping[int, str] = FUNCTION_NAMES) -> Request:
-    """`planned`: the request is sent ahead to many submissions, and its pattern is kept to recognise the
-    graders' calls by. `functions`: the functions that may cross, by id, with the name each crosses as."""
+    """`functions`: the functions that may cross, by id, with the name each crosses as."""
     try:  # one walk, so args' and kwargs' arrays share one list of buffers
         (args_tree, kwargs_tree), buffers = wire.encode([list(args), kwargs], functions, strict=True)
     except wire.WireError as exc:
         raise BoundaryError(f"a grader passed a value that cannot cross into the sandbox: {exc}") from None
-    # A zygote decodes the planned calls it holds knowing only the activations (it has no instructor
-    # module loaded): a call naming any other function is sent in full, for the child to resolve.
-    held = planned and (functions is FUNCTION_NAMES or not _names_other_functions([args, kwargs], functions))
     return Request({"op": "call", "name": name, "args": args_tree, "kwargs": kwargs_tree, "group": group},
-                   buffers, pattern=_Pattern.of(args, kwargs) if planned else None,
-                   key=next(_KEYS) if held else None)
-
-
-def _names_other_functions(value: Any, functions: Mapping[int, str]) -> bool:
-    if isinstance(value, list | tuple):
-        return any(_names_other_functions(item, functions) for item in value)
-    if isinstance(value, dict):
-        return any(_names_other_functions(item, functions) for item in value.values())
-    return id(value) in functions and id(value) not in FUNCTION_NAMES
-
-
-_KEYS = itertools.count()
-
-
-class _Pattern:
-    """Arguments as `wire.encode` sees them, to compare a call's arguments with in a few microseconds:
-    matching means encoding them would give the same tree and buffers. Built from a private snapshot
-    (arrays' bytes, containers' structure), so no later change to the recorded values can move it; a live
-    value matches only if it is of the very same type, so nothing is trusted by identity but the
-    activation functions, which cross by name."""
-
-    def __init__(self, args: tuple, kwargs: dict) -> None:
-        self.args = tuple(map(_pattern_item, args))
-        self.keys = tuple(kwargs)
-        self.kwargs = tuple(map(_pattern_item, kwargs.values()))
-
-    @classmethod
-    def of(cls, args: tuple, kwargs: dict) -> "_Pattern | None":
-        """None when some argument is of a kind the pattern does not describe (such a call is encoded)."""
-        try:
-            return cls(args, kwargs)
-        except _Unlike:
-            return None
-
-    def matches(self, args: tuple, kwargs: dict) -> bool:
-        if len(args) != len(self.args) or tuple(kwargs) != self.keys:
-            return False
-        return (all(map(_alike, self.args, args))
-                and all(map(_alike, self.kwargs, kwargs.values())))
-
-
-class _Unlike(Exception):
-    pass
-
-
-def _pattern_item(value: Any) -> tuple:
-    kind = type(value)
-    if kind is np.ndarray:
-        if value.dtype.hasobject or value.dtype.names is not None:
-            raise _Unlike()
-        return kind, value.dtype, value.shape, value.tobytes()
-    if kind is list or kind is tuple:
-        return kind, tuple(map(_pattern_item, value))
-    if kind is dict:
-        return kind, tuple(value), tuple(map(_pattern_item, value.values()))
-    if kind is float:
-        return kind, value.hex()  # the sign of a zero and NaN included, as the wire says them
-    if kind is int or kind is bool or kind is str or value is None:
-        return kind, value
-    if id(value) in FUNCTION_NAMES:
-        return _FUNCTION, value
-    raise _Unlike()
-
-
-_FUNCTION = object()
-
-
-def _alike(pattern: tuple, value: Any) -> bool:
-    kind = pattern[0]
-    if kind is _FUNCTION:
-        return value is pattern[1]
-    if type(value) is not kind:
-        return False
-    if kind is np.ndarray:
-        return value.dtype == pattern[1] and value.shape == pattern[2] and value.tobytes() == pattern[3]
-    if kind is list or kind is tuple:
-        return len(value) == len(pattern[1]) and all(map(_alike, pattern[1], value))
-    if kind is dict:
-        return tuple(value) == pattern[1] and all(map(_alike, pattern[2], value.values()))
-    if kind is float:
-        return value.hex() == pattern[1]
-    return value == pattern[1]
+                   buffers)
 
 
 def _explain(message: str, limit: str, info: dict[str, Any] | None, limits: Limits) -> tuple[str, str]:

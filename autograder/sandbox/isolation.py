@@ -83,7 +83,7 @@ def protections(level: str, seccomp_on: bool, cgroup_on: bool) -> dict[str, bool
 def runtime_paths() -> list[str]:
     """What a submission may read: the system's libraries, this Python and its installed packages."""
     import site
-    import sysconfig
+    import sysconfig  # not loaded at start: only where a zygote is started is it needed
 
     paths = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime",
              sys.base_prefix, sys.prefix, sysconfig.get_paths()["stdlib"], *site.getsitepackages()]

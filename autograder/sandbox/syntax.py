@@ -15,6 +15,6 @@ def needs_transform(source: str) -> bool:
 def python_source(source: str) -> str:
     if not needs_transform(source):
         return source
-    from IPython.core.inputtransformer2 import TransformerManager
+    from IPython.core.inputtransformer2 import TransformerManager  # IPython loads only for a cell that needs it
 
     return TransformerManager().transform_cell(source)

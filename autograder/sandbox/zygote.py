@@ -17,6 +17,7 @@ Closing the control socket ends the zygote, and with it every child still runnin
 """
 
 import gc
+import io
 import json
 import os
 import select
@@ -51,8 +52,6 @@ from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp  # n
 def warm_up() -> None:
     """Pay once, here, for what NumPy initialises lazily on first use (array printing, random generators,
     ufunc dispatch caches), instead of in every child."""
-    import io
-
     a = numpy.arange(6.0).reshape(2, 3)
     print(a, repr(a), a.astype(int), numpy.float64(1.5), numpy.array([True]), file=io.StringIO())
     numpy.random.default_rng(0).normal(size=(2, 2))
