@@ -28,9 +28,12 @@ class CheckFailed(AssertionError):
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         self.hint = hint
-        if hint:
-            message = f"{message}\n  hint [{hint}]: {hint_text(hint)}"
-        super().__init__(message)
+        self.detail = message
+        super().__init__(self.explained(hint_text(hint)) if hint else message)
+
+    def explained(self, hint: str) -> str:
+        """The message with the misconception's hint in words (the grading assignment's text for it)."""
+        return f"{self.detail}\n  hint [{self.hint}]: {hint}"
 
 
 def show(value: Any) -> str:

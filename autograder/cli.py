@@ -1,4 +1,5 @@
-"""`autograder grade | regrade | history | collect | export | push | report | roster | watch`: one entry point.
+"""`autograder grade | regrade | history | collect | export | push | report | roster | watch | new | check | release`:
+one entry point.
 
 One module per command; each exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 A user's mistake ends in a one-line message and exit status 1, never a traceback.
@@ -27,6 +28,9 @@ COMMANDS = (
     "autograder.commands.roster",
     "autograder.commands.report",
     "autograder.commands.watch",
+    "autograder.commands.new",
+    "autograder.commands.check",
+    "autograder.commands.release",
 )
 
 

@@ -16,7 +16,6 @@ Both grading paths use it: `autograder.kernel.grade` (in the kernel, `nbgrader a
 """
 
 import copy
-import importlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,7 +26,9 @@ class Answers:
     def __init__(self, assignment: str, modules: Any = None) -> None:
         """`modules`: the instructor's modules as the trusted self-checks load them (`TrustedChecks`), for
         their functions that the student's code passes along (`g=selfcheck.identity`)."""
-        self.reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+        from autograder.graders.exercise import reference
+
+        self.reference = reference(assignment)
         self.modules = modules
 
     def function(self, name: str) -> Any:

@@ -45,7 +45,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         modules, preload = instructor_files(settings, sources, assignment)
         job = Job(student, assignment, [notebook_job(name, nb, source)], modules, settings.limits,
                   settings.ignore_pattern, preload)
-        hide = hidden_paths(settings.root)
+        hide = hidden_paths(settings.root, settings.graders)
         with Zygote(hide=hide) as zygote:
             outcome = grade_submission(job, zygote)
         count = 0

@@ -1,7 +1,12 @@
 """Named misconceptions: the id a grader reports and the hint a student reads.
 
-Ids are stable (reports count them, feedback prints them); the text is what the student sees.
+Ids are stable (reports count them, feedback prints them); the text is what the student sees. These are
+shared by every assignment; an assignment's own (`HINTS` in its graders' `hints.py`) are merged over them.
 """
+
+import functools
+import importlib
+from collections.abc import Mapping
 
 HINTS: dict[str, str] = {
     "wrong_axis": (
@@ -81,5 +86,20 @@ HINTS: dict[str, str] = {
 }
 
 
-def hint_text(hint_id: str) -> str:
-    return HINTS.get(hint_id, hint_id)
+@functools.cache
+def assignment_hints(assignment: str) -> Mapping[str, str]:
+    """The shared hints with the assignment's own (its graders' `hints.py`, when there is one) over them."""
+    from autograder.graders.exercise import module_name
+
+    name = module_name(assignment, "hints")
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (name, module_name(assignment)):
+            raise
+        return HINTS
+    return {**HINTS, **getattr(module, "HINTS", {})}
+
+
+def hint_text(hint_id: str, assignment: str | None = None) -> str:
+    return (assignment_hints(assignment) if assignment else HINTS).get(hint_id, hint_id)

@@ -9,9 +9,17 @@ Each exercise is judged on its own (`autograder.dependencies`): when it loses po
 above it lost points too, it is graded again with those earlier functions answering as the reference does,
 and keeps the better result; the stand-ins stay in place for the rest of the cell, so the visible
 self-check after the graders sees what they saw.
+
+A course that keeps its graders in its own folder (`c.Autograder.graders`) is found from the kernel's
+folder (nbgrader runs a notebook in its folder: `autograded/<student>/<assignment>/`): the nearest folder
+above it with an nbgrader_config.py. The notebook's own folder is not searched, as it holds what the
+student handed in.
 """
 
+import functools
+import os
 from collections.abc import MutableMapping
+from pathlib import Path
 from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
@@ -23,6 +31,7 @@ GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, po
 
 
 def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -> float:
+    _use_course_graders(os.getcwd())
     graded = namespace.setdefault(GRADED, [])
     result = run_exercise(assignment, exercise, NamespaceStudent(namespace))
     broken = [name for name in lost(graded) if name != exercise and callable(namespace.get(name))]
@@ -40,6 +49,17 @@ def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -
     print(result.feedback() + note)
     # nbgrader reads the cell's value with float(); numpy 2's np.float64 repr would not parse as one.
     return float(min(max(result.score, 0.0), result.max_score))
+
+
+@functools.cache
+def _use_course_graders(folder: str) -> None:
+    from autograder.course.settings import CONFIG_FILE, early_graders_folder
+    from autograder.graders import use_folder
+
+    for course in Path(folder).resolve().parents:
+        if (course / CONFIG_FILE).is_file():
+            use_folder(early_graders_folder(course))
+            return
 
 
 def _shell() -> Any:

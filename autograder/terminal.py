@@ -102,6 +102,12 @@ def _title(title: str | None) -> Text | None:
     return None if title is None else cell(title)
 
 
+def _title_width(title: str | None) -> int | None:
+    """A table is at least as wide as its title: rich wraps a title to the table's width, and a narrow table
+    (one exercise, a short summary) would break its title over lines."""
+    return None if title is None else cell(title).cell_len
+
+
 def score_table(exercises: Sequence[tuple[str, float]],
                 rows: Sequence[tuple[str, Sequence[float | None]]], *,
                 title: str | None = None, max_rows: int | None = None) -> Table:
@@ -124,7 +130,7 @@ def score_table(exercises: Sequence[tuple[str, float]],
 
     # The mean row is the footer, so a rule sets it apart from the students.
     table = Table(title=_title(title), box=box.SIMPLE, show_footer=True, footer_style="bold",
-                  title_justify="left", show_edge=False, pad_edge=False)
+                  title_justify="left", show_edge=False, pad_edge=False, min_width=_title_width(title))
     table.add_column("student", footer="mean", no_wrap=True)
     for (name, points), mean in zip(exercises, column_means, strict=True):
         table.add_column(cell(name) + f"\n/ {points:g}", footer=number(mean, 1), justify="right", no_wrap=True)
@@ -143,7 +149,7 @@ def score_table(exercises: Sequence[tuple[str, float]],
 def summary_table(items: Sequence[tuple[str, object]], *, title: str | None = None) -> Table:
     """Label / value pairs, one a line: the closing summary of a command or the demo."""
     table = Table(title=_title(title), box=box.SIMPLE, show_header=False, title_justify="left",
-                  show_edge=False, pad_edge=False)
+                  show_edge=False, pad_edge=False, min_width=_title_width(title))
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value")
     for label, value in items:
@@ -155,7 +161,7 @@ def exercise_table(rows: Sequence[tuple[str, float, float | None, float | None, 
                    title: str | None = None) -> Table:
     """One line per exercise: (name, max points, mean score, pass rate, most common misconception)."""
     table = Table(title=_title(title), box=box.SIMPLE_HEAD, title_justify="left", show_edge=False,
-                  pad_edge=False)
+                  pad_edge=False, min_width=_title_width(title))
     table.add_column("exercise", no_wrap=True)
     table.add_column("points", justify="right")
     table.add_column("mean", justify="right")

@@ -1,9 +1,11 @@
 import pytest
 
+from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments
 from tests.nbgrader_class import GradedClass, grade_class
 
-ASSIGNMENTS = available_assignments()
+ASSIGNMENTS = available_assignments()  # every source/<name>/<name>.ipynb of this repository
+CATALOGUED = catalogued(ASSIGNMENTS)  # those with a catalogue of answers (the tests that grade a class need one)
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 import filecmp
 import subprocess
 import sys
+from pathlib import Path
 from xml.etree import ElementTree
 
 import nbformat
@@ -15,15 +16,26 @@ from autograder.devtools.repo import ROOT, new_course
 from autograder.graders.exercise import collect, max_score, run_exercise
 from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
 from autograder.student import NamespaceStudent
-from tests.conftest import ASSIGNMENTS
+from tests.conftest import ASSIGNMENTS, CATALOGUED
 
-pytestmark = pytest.mark.parametrize("assignment", ASSIGNMENTS)
+every = pytest.mark.parametrize("assignment", ASSIGNMENTS)  # every assignment discovered in source/
+catalogued = pytest.mark.parametrize("assignment", CATALOGUED)  # those with answers to grade a class of
 
 
 def source_notebook(assignment: str) -> nbformat.NotebookNode:
     return nbformat.read(str(ROOT / "source" / assignment / f"{assignment}.ipynb"), as_version=4)
 
 
+@every
+def test_autograder_check_finds_nothing_missing(assignment):
+    """Everything the framework needs of an assignment, as an author would check it (`autograder check`)."""
+    done = subprocess.run([str(Path(sys.executable).parent / "autograder"), "check", assignment], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "FAIL" not in done.stdout, done.stdout + done.stderr[-2000:]
+    assert done.stdout.count(f"{assignment}: ok") >= 3, done.stdout
+
+
+@every
 def test_release_is_what_nbgrader_generates_from_source(assignment, tmp_path):
     generate_release(tmp_path, (assignment,))
     comparison = filecmp.dircmp(tmp_path / assignment, ROOT / "release" / assignment)
@@ -33,6 +45,7 @@ def test_release_is_what_nbgrader_generates_from_source(assignment, tmp_path):
     assert not mismatch and not errors, f"release/{assignment} is stale ({mismatch}): run make release"
 
 
+@every
 def test_release_holds_no_solution_hidden_test_or_grader(assignment):
     release = ROOT / "release" / assignment
     text = "\n".join(path.read_text() for path in release.rglob("*") if path.is_file())
@@ -48,6 +61,7 @@ def test_release_holds_no_solution_hidden_test_or_grader(assignment):
                 assert body not in text, f"solution line leaked into release: {body}"
 
 
+@every
 def test_every_exercise_has_a_solution_cell_and_a_grade_cell_worth_its_graders(assignment):
     cells = source_notebook(assignment).cells
     solutions = [grade_id(c) for c in cells if nbgrader_meta(c).get("solution")]
@@ -60,11 +74,13 @@ def test_every_exercise_has_a_solution_cell_and_a_grade_cell_worth_its_graders(a
     assert "import numpy as np" in first_code.source
 
 
+@every
 def test_source_notebook_has_no_outputs(assignment):
     for cell in source_notebook(assignment).cells:
         assert not cell.get("outputs") and cell.get("execution_count") is None
 
 
+@catalogued
 def test_solution_scores_full_marks(assignment, graded_classes):
     graded = graded_classes[assignment]
     scores = graded.scores["solution"]
@@ -72,11 +88,13 @@ def test_solution_scores_full_marks(assignment, graded_classes):
     assert scores == full
 
 
+@catalogued
 def test_unmodified_release_scores_zero(assignment, graded_classes):
     scores = graded_classes[assignment].scores["blank"]
     assert scores and all(score == 0 for score in scores.values())
 
 
+@catalogued
 def test_every_correct_alternative_scores_full_marks(assignment, graded_classes):
     graded = graded_classes[assignment]
     answers = correct_answers(assignment)
@@ -91,6 +109,7 @@ def test_every_correct_alternative_scores_full_marks(assignment, graded_classes)
     assert not failures, "\n\n".join(failures)
 
 
+@catalogued
 def test_every_wrong_answer_loses_points_and_its_feedback_names_the_mistake(assignment, graded_classes):
     graded = graded_classes[assignment]
     assert wrong_answers(assignment)
@@ -108,6 +127,7 @@ def test_every_wrong_answer_loses_points_and_its_feedback_names_the_mistake(assi
     assert not failures, "\n\n".join(failures)
 
 
+@catalogued
 def test_one_mistake_costs_points_once(assignment, graded_classes):
     """Through nbgrader autograde (the equivalence test holds `autograder grade` to the same scores): a
     wrong answer loses points in its own exercise only, and a correct answer built on a wrong one it calls
@@ -135,6 +155,7 @@ def test_one_mistake_costs_points_once(assignment, graded_classes):
     assert not failures, "\n\n".join(failures)
 
 
+@catalogued
 def test_feedback_never_shows_hidden_tests(assignment, graded_classes):
     graded = graded_classes[assignment]
     for student in ("solution", "w000"):
@@ -142,6 +163,7 @@ def test_feedback_never_shows_hidden_tests(assignment, graded_classes):
         assert "BEGIN HIDDEN TESTS" not in html and "autograder.kernel" not in html
 
 
+@every
 def test_nbgrader_validate_passes_the_solution_and_fails_the_release(assignment, tmp_path):
     course = new_course(tmp_path, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
@@ -151,6 +173,7 @@ def test_nbgrader_validate_passes_the_solution_and_fails_the_release(assignment,
     assert "VALIDATION FAILED" in release.stdout, release.stdout[-2000:]
 
 
+@catalogued
 def test_pytest_graders_agree_with_the_fast_runner(assignment, graded_classes, tmp_path):
     """Instructors run the graders with pytest; the engine runs them without: same verdict for every case."""
     graded = graded_classes[assignment]

@@ -8,8 +8,6 @@ know); if many did, the plan would no longer describe what the graders do on a r
 """
 
 import dataclasses
-import importlib
-import pkgutil
 
 import numpy as np
 import pytest
@@ -18,12 +16,14 @@ from autograder.course.nbgrader_cli import nbgrader
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.devtools.catalogue.classroom import adversarial_answers
-from autograder.devtools.repo import available_assignments, new_course
+from autograder.devtools.repo import new_course
+from autograder.graders.exercise import exercises
 from autograder.grading import instructor, prepare
 from autograder.grading.callplan import _recorded
 from autograder.grading.submission import grade_submission
 from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.client import Zygote
+from tests.conftest import ASSIGNMENTS, CATALOGUED
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     return found
 
 
-@pytest.mark.parametrize("assignment", available_assignments())
+@pytest.mark.parametrize("assignment", CATALOGUED)
 def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
     regraded_correct, differ, correct = [], [], 0
     for student, (kind, job) in jobs(tmp_path / "course", assignment).items():
@@ -127,12 +127,8 @@ def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_
     assert not request.matches("f", (w, [h, 2]), {"scale": 0.0, "g": ACTIVATIONS["tanh"]}, "g")
 
     # Every planned call of every grader is recognised on the copies the graders hand out.
-    for assignment in available_assignments():
-        package = importlib.import_module(f"autograder.graders.{assignment}")
-        for module in pkgutil.iter_modules(package.__path__):
-            if not module.name.startswith("test_"):
-                continue
-            exercise = module.name.removeprefix("test_")
+    for assignment in ASSIGNMENTS:
+        for exercise in exercises(assignment):
             plan = planned_calls(assignment, exercise, "g")
             for request, (name, args, kwargs) in zip(plan, _recorded(assignment, exercise), strict=True):
                 copies = tuple(map(fresh, args)), dict(kwargs)

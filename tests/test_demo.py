@@ -6,7 +6,8 @@ import sys
 
 from nbgrader.api import Gradebook
 
-from autograder.devtools.repo import ROOT, available_assignments
+from autograder.devtools.repo import ROOT
+from tests.conftest import CATALOGUED
 
 
 def test_demo_grades_a_class_and_prints_the_table(tmp_path):
@@ -16,7 +17,7 @@ def test_demo_grades_a_class_and_prints_the_table(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin",
                                                                           "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr[-3000:]
-    for assignment in available_assignments():
+    for assignment in CATALOGUED:
         assert f"{assignment}: scores per exercise" in done.stdout
         with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
             submissions = gradebook.assignment_submissions(assignment)

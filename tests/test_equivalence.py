@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.repo import available_assignments, new_course
+from autograder.devtools.repo import new_course
+from tests.conftest import CATALOGUED
 from tests.grading_course import gradebook_scores, submit
 from tests.nbgrader_class import student_ids
 
@@ -27,7 +28,7 @@ def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", available_assignments())
+@pytest.mark.parametrize("assignment", CATALOGUED)
 def test_same_scores_as_nbgrader_autograde(assignment, graded_classes, tmp_path):
     reference = graded_classes[assignment].scores
     ours = grade_ours(tmp_path / "course", assignment)

@@ -6,13 +6,13 @@ import pytest
 
 from autograder.activations import ACTIVATIONS
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
-from autograder.devtools.repo import available_assignments
 from autograder.graders.exercise import run_exercise
 from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
 from autograder.sandbox.client import RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.syntax import python_source
 from autograder.student import NamespaceStudent, StudentError
+from tests.conftest import CATALOGUED
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def sandbox_namespace_cells(path):
             for c in nb.cells if c.cell_type == "code"]
 
 
-@pytest.mark.parametrize("assignment", available_assignments())
+@pytest.mark.parametrize("assignment", CATALOGUED)
 def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_path):
     """Every catalogue answer: each grader case earns the same in a kernel-like namespace and remotely."""
     import time

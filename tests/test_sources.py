@@ -12,11 +12,11 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.repo import new_course
+from autograder.devtools.repo import available_assignments, new_course
 from autograder.grading.sources import read_sources_early
 from autograder.grading.writer import GradebookError, GradebookWriter
 
-ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
+ASSIGNMENTS = available_assignments()
 
 
 @pytest.fixture(scope="module")

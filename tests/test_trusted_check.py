@@ -13,7 +13,7 @@ import pytest
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
-from autograder.devtools.repo import ROOT, available_assignments, new_course
+from autograder.devtools.repo import ROOT, new_course
 from autograder.grading import instructor, prepare
 from autograder.grading.submission import _check_plan, grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
@@ -21,6 +21,7 @@ from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import planned_call
+from tests.conftest import CATALOGUED
 from tests.grading_course import ASSIGNMENT, grade, make_course, outputs_text, result, scores, submit
 
 FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,
@@ -143,7 +144,7 @@ def test_parse_takes_only_plain_calls_of_module_functions_on_names():
         assert parse(text) is None, text
 
 
-@pytest.mark.parametrize("assignment", available_assignments())
+@pytest.mark.parametrize("assignment", CATALOGUED)
 def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planned(assignment, tmp_path, zygote):
     course = new_course(tmp_path / "course", (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")

@@ -13,6 +13,7 @@ import threading
 import time
 from concurrent.futures import Future, InvalidStateError
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from autograder.grading.scheduler import GradingStopped
@@ -157,14 +158,15 @@ class ClusterExecutor:
         self.client.close(timeout=CONNECT_SECONDS)
 
 
-def connect(address: str, hide: list[str], assignments: list[str]) -> ClusterExecutor:
-    """A client of the scheduler at `address` whose workers have the grader plugin (`plugin.GraderPlugin`);
-    `ClusterError`, one line, when it cannot be reached, has no workers, or a worker cannot grade."""
+def connect(address: str, hide: list[str], assignments: list[str], graders: Path | None = None) -> ClusterExecutor:
+    """A client of the scheduler at `address` whose workers have the grader plugin (`plugin.GraderPlugin`),
+    with the course's own graders folder when it has one; `ClusterError`, one line, when it cannot be reached,
+    has no workers, or a worker cannot grade."""
     try:
         from distributed import Client
     except ImportError:
         raise ClusterError("--cluster needs Dask's distributed package: pip install 'autograder[cluster]'") from None
-    from autograder.cluster.plugin import GraderPlugin
+    from autograder.cluster.plugin import GraderPlugin, pack_graders
 
     # The command reports a lost scheduler in one line of its own: Dask's log lines about it would only
     # repeat it, with tracebacks.
@@ -178,7 +180,7 @@ def connect(address: str, hide: list[str], assignments: list[str]) -> ClusterExe
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
     try:
         client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        client.register_plugin(GraderPlugin(hide, assignments))
+        client.register_plugin(GraderPlugin(hide, assignments, pack_graders(graders) if graders else None))
         workers = len(client.scheduler_info(n_workers=-1)["workers"])
     except Exception as exc:
         client.close(timeout=CONNECT_SECONDS)

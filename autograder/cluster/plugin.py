@@ -3,11 +3,14 @@
 job and restarted with the same hidden paths, and the assignments' graders loaded with their plans.
 
 Everything a worker needs beyond the installed `autograder` package comes with the plugin (the paths the
-sandbox hides) or with each job (the instructor's modules, the limits): nothing is read from the course.
+sandbox hides, a course's own graders folder) or with each job (the instructor's modules, the limits):
+nothing is read from the course.
 """
 
 import asyncio
+import hashlib
 import threading
+from pathlib import Path
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker
@@ -21,26 +24,29 @@ class GraderPlugin(WorkerPlugin):
 
     name = NAME
 
-    def __init__(self, hide: list[str], assignments: list[str]) -> None:
+    def __init__(self, hide: list[str], assignments: list[str], graders: dict[str, bytes] | None = None) -> None:
         self.hide = list(hide)
         self.assignments = list(assignments)
+        self.graders = dict(graders or {})  # a course's own graders folder (`pack_graders`); empty: the package's
         self.lock = threading.Lock()
         self.zygote: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"hide": self.hide, "assignments": self.assignments}
+        return {"hide": self.hide, "assignments": self.assignments, "graders": self.graders}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["hide"], state["assignments"])
+        self.__init__(state["hide"], state["assignments"], state["graders"])
 
     async def setup(self, worker: Any) -> None:
-        from pathlib import Path
-
+        from autograder.graders import use_folder
         from autograder.grading.startup import hidden_paths
 
+        scratch = Path(worker.local_directory)
+        graders = unpack_graders(self.graders, scratch) if self.graders else None
+        use_folder(graders)
         # The client's paths (its course, when the worker shares its machine) and this machine's own:
-        # the graders' package, the home folder and the worker's scratch space.
-        self.hide = list(dict.fromkeys([*self.hide, *hidden_paths(Path(worker.local_directory))]))
+        # the graders' package and folder, the home folder and the worker's scratch space.
+        self.hide = list(dict.fromkeys([*self.hide, *hidden_paths(scratch, graders)]))
         # Off the event loop, so the worker keeps answering the scheduler while NumPy and the graders load.
         await asyncio.to_thread(self._start)
 
@@ -68,3 +74,22 @@ def run_chunk(calls: list[tuple[Any, tuple]]) -> list[tuple[bool, Any]]:
             except Exception as exc:
                 results.append((False, exc))
     return results
+
+
+def pack_graders(folder: Path) -> dict[str, bytes]:
+    """A course's own graders folder (`c.Autograder.graders`) as its Python files by relative path, to travel
+    with the plugin: the workers need not see the course's filesystem."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*.py"))
+            if path.is_file() and "__pycache__" not in path.parts}
+
+
+def unpack_graders(files: dict[str, bytes], scratch: Path) -> Path:
+    """The packed folder written under the worker's scratch space, in a folder named by its content (a
+    worker that serves the same graders again reuses it)."""
+    digest = hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:16]
+    folder = scratch / "autograder-graders" / digest
+    for name, data in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return folder

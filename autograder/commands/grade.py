@@ -46,9 +46,10 @@ def run(args) -> int:
 
     check_options(args)
     root = Path.cwd()
-    hide = startup.hidden_paths(root)
+    graders = _graders_folder(root)
+    hide = startup.hidden_paths(root, graders)
     if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster), not local ones
-        return _grade_on_cluster(args, root, hide)
+        return _grade_on_cluster(args, root, hide, graders)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
     launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
@@ -56,7 +57,7 @@ def run(args) -> int:
 
     # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and load the
     # graders while this one does.
-    pool = start_pool(args.jobs, hide, args.assignment, launched)
+    pool = start_pool(args.jobs, hide, args.assignment, launched, graders)
     try:
         return _grade(args, root, hide, pool)
     finally:
@@ -65,11 +66,11 @@ def run(args) -> int:
             reap(zygote.process)
 
 
-def _grade_on_cluster(args, root: Path, hide: list[str]) -> int:
+def _grade_on_cluster(args, root: Path, hide: list[str], graders: Path | None) -> int:
     from autograder.cluster.executor import ClusterError, connect
 
     try:
-        pool = connect(args.cluster, hide, [args.assignment])
+        pool = connect(args.cluster, hide, [args.assignment], graders)
     except ClusterError as exc:
         raise UserError(str(exc)) from None
     args.jobs = pool.jobs
@@ -77,6 +78,20 @@ def _grade_on_cluster(args, root: Path, hide: list[str]) -> int:
         return _grade(args, root, hide, pool)
     finally:
         pool.shutdown()
+
+
+def _graders_folder(root: Path) -> Path | None:
+    """The course's own graders folder, known before the sandbox starts (it hides them) and the workers
+    fork (they load them)."""
+    from autograder.course.settings import SettingsError, early_graders_folder
+    from autograder.graders import use_folder
+
+    try:
+        graders = early_graders_folder(root)
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    use_folder(graders)
+    return graders
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:

@@ -55,7 +55,7 @@ def run(args) -> int:
     except SettingsError as exc:
         raise UserError(str(exc)) from None
     with contextlib.ExitStack() as stack:
-        grading, hide = settings, hidden_paths(root)
+        grading, hide = settings, hidden_paths(root, settings.graders)
         if args.dry_run:
             try:
                 grading, folder = stack.enter_context(scratch_course(settings))
@@ -63,7 +63,7 @@ def run(args) -> int:
                 raise UserError(str(exc)) from None
             hide.append(str(folder))
         launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
-        pool = start_pool(args.jobs, hide, args.assignment, launched)
+        pool = start_pool(args.jobs, hide, args.assignment, launched, settings.graders)
         try:
             done = _regrade(args, settings, grading, hide, pool)
         finally:

@@ -55,8 +55,7 @@ def run(args) -> int:
         policy = read_policy(settings.coursedir.config)
     except (SettingsError, PolicyError) as exc:
         raise UserError(str(exc)) from None
-    assignments = tuple(dict.fromkeys(args.assignment)) or tuple(
-        sorted(p.name for p in settings.path("source", ".", ".").glob("*") if any(p.glob("*.ipynb"))))
+    assignments = tuple(dict.fromkeys(args.assignment)) or settings.assignments
     if not assignments:
         raise UserError(f"no assignments to watch: none named and none in {settings.path('source', '.', '.')}")
     exchange = Exchange.from_config(settings.coursedir.config, settings.course_id)
@@ -70,7 +69,7 @@ def run(args) -> int:
         raise UserError(str(exc)) from None
 
     stop = threading.Event()
-    hide = [*hidden_paths(root), str(exchange.root)]
+    hide = [*hidden_paths(root, settings.graders), str(exchange.root)]
     # The workers inherit "ignore Ctrl-C": the terminal sends it to the whole process group, and a
     # watcher stops cleanly only if its workers are still there to finish the round in progress.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -78,10 +77,10 @@ def run(args) -> int:
         if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster)
             from autograder.cluster.executor import connect
 
-            pool = connect(args.cluster, hide, list(assignments))
+            pool = connect(args.cluster, hide, list(assignments), settings.graders)
             args.jobs = pool.jobs
         else:
-            pool = start_pool(args.jobs, hide, assignments[0])
+            pool = start_pool(args.jobs, hide, assignments[0], graders=settings.graders)
     except ClusterError as exc:
         lock.release()
         raise UserError(str(exc)) from None

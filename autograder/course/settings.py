@@ -103,9 +103,63 @@ class CourseSettings:
         pattern = self.section("IgnorePattern")
         return pattern.get("pattern") if pattern.get("enabled", False) else None
 
+    @cached_property
+    def graders(self) -> Path | None:
+        """The course's own graders folder (`c.Autograder.graders`), None for this package's."""
+        return graders_folder(self.config, self.root)
+
+    @property
+    def assignments(self) -> tuple[str, ...]:
+        """Every `source/<name>/<name>.ipynb` of the course (`course.assignments`)."""
+        from autograder.course.assignments import discover
+
+        return discover(self.path("source", ".", ".").resolve())
+
     def exclude_overwriting(self, assignment: str) -> list[str]:
         """The files of the student's that the autograded folder keeps over the instructor's."""
         return list(dict(self.section("Autograde").get("exclude_overwriting", {})).get(assignment, []))
+
+
+AUTOGRADER_KEYS = ("graders",)  # c.Autograder.*
+
+
+def graders_folder(config: Any, root: Path) -> Path | None:
+    """`c.Autograder.graders`: the folder of the course's hidden graders (one package per assignment),
+    relative to the course root; None when unset (this package's own `autograder/graders/`)."""
+    section = config.get("Autograder", {})
+    for key in section:
+        if key not in AUTOGRADER_KEYS:
+            raise SettingsError(f"{CONFIG_FILE}: c.Autograder.{key}: unknown setting "
+                                f"(known: {', '.join(AUTOGRADER_KEYS)})")
+    value = section.get("graders")
+    if value is None:
+        return None
+    if not isinstance(value, str | os.PathLike) or not str(value):
+        raise SettingsError(f"{CONFIG_FILE}: c.Autograder.graders must be a folder's path, not {value!r}")
+    folder = (root / value).resolve()
+    if not folder.is_dir():
+        raise SettingsError(f"{CONFIG_FILE}: c.Autograder.graders = {str(value)!r}: no such folder {folder}")
+    return folder
+
+
+def early_graders_folder(folder: Path) -> Path | None:
+    """`c.Autograder.graders` of the course in `folder`, read before a grading command's workers start (they
+    load the graders while the rest of the course is read). A file that does not mention the section
+    cannot set it, and is not loaded twice; a file that cannot be read is `read_course`'s to report."""
+    path = folder / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "Autograder" not in text and "load_subconfig" not in text:
+        return None
+    from traitlets.config.loader import PyFileConfigLoader
+
+    try:
+        config = PyFileConfigLoader(CONFIG_FILE, path=str(folder)).load_config()
+    except Exception:  # read_course says what is wrong with it, in one line
+        return None
+    return graders_folder(config, folder.resolve())
 
 
 def sqlite_path(db_url: str) -> str | None:
@@ -161,4 +215,7 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False) -> Co
     settings = CourseSettings(folder, config, coursedir)
     if rooted and settings.root != folder:
         raise SettingsError(f"{CONFIG_FILE} sets c.CourseDirectory.root to {settings.root}: run this there")
+    from autograder.graders import use_folder
+
+    use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders
     return settings

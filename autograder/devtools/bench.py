@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments, new_course
 
 BARE_SCRIPT = r"""
@@ -184,7 +185,7 @@ def bare_fork_ms(course: Path, assignment: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
-    parser.add_argument("--assignment", default=available_assignments()[0])
+    parser.add_argument("--assignment", default=catalogued(available_assignments())[0])
     parser.add_argument("--nbgrader-cap", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--runs", type=int, default=0,

@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 from autograder.course.settings import read_course
+from autograder.devtools.catalogue import catalogued
 from autograder.devtools.catalogue.classroom import plan_class, write_class
 from autograder.devtools.repo import ROOT, available_assignments, new_course
 from autograder.lms.demo import canvas_download, demo_step, roster_step
@@ -67,7 +68,7 @@ def run(students: int, course: Path = DEMO) -> int:
     with (course / "nbgrader_config.py").open("a") as config:
         config.write(f"\n# make demo: a tighter cell limit than a real course needs\n"
                      f"c.Execute.timeout = {DEMO_CELL_SECONDS}\n")
-    assignments = list(available_assignments())
+    assignments = list(catalogued(available_assignments()))
     kinds: Counter[str] = Counter()
     plans = {assignment: plan_class(assignment, students) for assignment in assignments}
     for assignment in assignments:

@@ -1,7 +1,9 @@
-"""Regenerate `release/` from `source/` with `nbgrader generate_assignment` (run by `make release`).
+"""Regenerate a course's `release/` from `source/` with `nbgrader generate_assignment`, and record each assignment
+in the course's gradebook (`make release` in this repository, `autograder release` in any course folder).
 
-nbgrader runs in a scratch copy of the course so the repository never gains a gradebook; the release it
-writes replaces the committed one.
+The release is generated in a scratch copy of the course, so it is exactly what nbgrader makes from the
+source alone; the assignment is then added to (or brought up to date in) the course's own gradebook, so
+`nbgrader autograde` and `autograder grade` work right after.
 """
 
 import shutil
@@ -9,15 +11,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.course.assignments import copy_course
 from autograder.course.nbgrader_cli import CourseError, nbgrader
-from autograder.devtools.repo import ROOT, available_assignments, new_course
 
 
-def generate_release(destination: Path, assignments: tuple[str, ...] | None = None) -> None:
-    """Write `destination/<assignment>/` for each assignment, exactly as nbgrader generates it."""
-    assignments = assignments or available_assignments()
+def generate_release(destination: Path, assignments: tuple[str, ...], root: Path | None = None) -> None:
+    """Write `destination/<assignment>/` for each assignment of the course in `root` (default: this
+    repository), exactly as nbgrader generates it."""
+    from autograder.devtools.repo import ROOT
+
+    root = root or ROOT
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
-        course = new_course(Path(scratch), assignments)
+        course = copy_course(root, Path(scratch), assignments)
         for assignment in assignments:
             nbgrader(course, "generate_assignment", assignment, "--force")
             target = destination / assignment
@@ -26,14 +31,33 @@ def generate_release(destination: Path, assignments: tuple[str, ...] | None = No
             shutil.copytree(course / "release" / assignment, target)
 
 
+def release(root: Path, assignments: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Release the course's assignments (default: every one discovered) and record them in its gradebook."""
+    from autograder.course.settings import read_course
+    from autograder.grading.assignment import record_assignment
+
+    settings = read_course(root, rooted=True)
+    unknown = [a for a in assignments if a not in settings.assignments]
+    if unknown:
+        raise CourseError(f"no source/{unknown[0]}/{unknown[0]}.ipynb in {settings.root}")
+    assignments = assignments or settings.assignments
+    generate_release(settings.path("release", ".", ".").resolve(), assignments, settings.root)
+    for assignment in assignments:
+        record_assignment(settings, assignment)
+    return assignments
+
+
 def main() -> int:
+    from autograder.course.settings import SettingsError
+    from autograder.grading.assignment import AssignmentError
+
     try:
-        generate_release(ROOT / "release")
-    except CourseError as exc:
+        released = release(Path.cwd())
+    except (CourseError, SettingsError, AssignmentError) as exc:
         print(f"release: {exc}", file=sys.stderr)
         return 1
-    for assignment in available_assignments():
-        print(f"release/{assignment}/ regenerated")
+    for assignment in released:
+        print(f"release/{assignment}/ regenerated; {assignment} recorded in the gradebook")
     return 0
 
 

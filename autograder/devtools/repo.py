@@ -1,23 +1,18 @@
-"""This repository: its assignments' sources, and scratch courses made from them (demo, release, bench, tests)."""
+"""This repository's own course: its checkout, its assignments (discovered in source/), and scratch courses made
+from them (demo, bench, tests)."""
 
-import shutil
 from pathlib import Path
 
-ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
+from autograder.course.assignments import copy_course, discover
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def new_course(destination: Path, assignments: tuple[str, ...] = ASSIGNMENTS) -> Path:
-    """A fresh course folder with the config and the given assignments' sources (no gradebook yet)."""
-    destination.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "nbgrader_config.py", destination / "nbgrader_config.py")
-    for assignment in assignments:
-        source = ROOT / "source" / assignment
-        if source.is_dir():
-            shutil.copytree(source, destination / "source" / assignment,
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    return destination
-
-
 def available_assignments() -> tuple[str, ...]:
-    return tuple(a for a in ASSIGNMENTS if (ROOT / "source" / a / f"{a}.ipynb").is_file())
+    """Every `source/<name>/<name>.ipynb` of this repository."""
+    return discover(ROOT / "source")
+
+
+def new_course(destination: Path, assignments: tuple[str, ...] | None = None) -> Path:
+    """A fresh course folder with the config and the given assignments' sources (default: all; no gradebook yet)."""
+    return copy_course(ROOT, destination, available_assignments() if assignments is None else assignments)

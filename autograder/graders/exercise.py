@@ -1,17 +1,24 @@
 """Run one exercise's hidden graders against a student, without pytest's start-up cost.
 
-The graders are ordinary pytest modules (`autograder/graders/<assignment>/test_<exercise>.py`) that
-instructors can run with pytest. Grading thousands of submissions cannot pay pytest's collection for each,
-so this module collects them once, the way pytest would (test functions, `parametrize`, the `points`
-mark, the `student` fixture), and calls each case directly. `tests/` checks that both agree.
+The graders are ordinary pytest modules (`<graders folder>/<assignment>/test_<exercise>.py`, imported as
+`autograder.graders.<assignment>.test_<exercise>`: see `autograder.graders`) that instructors can run with
+pytest; beside them `reference.py` holds a reference function named after each exercise and `hints.py`
+(optional) the assignment's own hints. This module is the one place that finds them.
+
+Grading thousands of submissions cannot pay pytest's collection for each, so this module collects them once,
+the way pytest would (test functions, `parametrize`, the `points` mark, the `student` fixture), and calls
+each case directly. `tests/` checks that both agree.
 """
 
 import functools
 import importlib
+import importlib.util
 import inspect
 import itertools
 import warnings
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -21,6 +28,10 @@ from autograder.hints import hint_text
 from autograder.student import StudentError
 
 MAX_MESSAGE = 900
+
+
+class GradersError(Exception):
+    """An assignment's graders are missing something the framework needs; one line naming the file."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +93,9 @@ class ExerciseResult:
                     message = case.message
                     if case.hint:
                         # A mistake usually fails many checks: explain it at the first, name it after.
-                        explanation = f"hint [{case.hint}]: {hint_text(case.hint)}"
-                        if case.hint in explained:
-                            message = message.replace(explanation, f"hint [{case.hint}]: as explained above")
+                        label = f"hint [{case.hint}]: "
+                        if case.hint in explained and label in message:
+                            message = message.rpartition(label)[0] + label + "as explained above"
                         explained.add(case.hint)
                     lines.extend("         " + line for line in message.splitlines())
                 previous = case.message
@@ -95,8 +106,50 @@ def fmt(points: float) -> str:
     return f"{points:g}"
 
 
+def module_name(assignment: str, module: str = "") -> str:
+    """The import name of an assignment's graders package, or of one of its modules."""
+    return f"autograder.graders.{assignment}" + (f".{module}" if module else "")
+
+
 def grader_module_name(assignment: str, exercise: str) -> str:
-    return f"autograder.graders.{assignment}.test_{exercise}"
+    return module_name(assignment, f"test_{exercise}")
+
+
+def assignment_folder(assignment: str) -> Path | None:
+    """Where an assignment's graders are (the first graders folder that has them), None when none has."""
+    try:
+        spec = importlib.util.find_spec(module_name(assignment))
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def exercises(assignment: str) -> tuple[str, ...]:
+    """The exercises that have graders (`test_<exercise>.py`), sorted."""
+    folder = assignment_folder(assignment)
+    if folder is None:
+        return ()
+    return tuple(sorted(p.stem.removeprefix("test_") for p in folder.glob("test_*.py")))
+
+
+def reference(assignment: str) -> ModuleType:
+    """The assignment's `reference.py`: the reference answers the call plan and the stand-ins use."""
+    folder = assignment_folder(assignment)
+    if folder is None:
+        raise GradersError(f"no graders for {assignment!r}: no folder {assignment}/ in the graders folder")
+    if not (folder / "reference.py").is_file():
+        raise GradersError(f"{folder / 'reference.py'}: missing (a reference function named after each exercise)")
+    return importlib.import_module(module_name(assignment, "reference"))
+
+
+def reference_function(assignment: str, exercise: str) -> Any:
+    """The reference answer of one exercise: the function of that name in the assignment's `reference.py`."""
+    function = getattr(reference(assignment), exercise, None)
+    if not callable(function):
+        raise GradersError(f"{assignment_folder(assignment) / 'reference.py'}: no function {exercise}() "
+                           f"(each exercise needs a reference function of its name)")
+    return function
 
 
 def _parametrizations(function: Any) -> list[list[tuple[str, dict[str, Any]]]]:
@@ -146,11 +199,13 @@ def max_score(assignment: str, exercise: str) -> float:
     return round(sum(case.points for case in collect(assignment, exercise)), 6)
 
 
-def run_case(case: GraderCase, student: Any) -> CaseResult:
+def run_case(case: GraderCase, student: Any, assignment: str | None = None) -> CaseResult:
+    """One case's verdict; a named mistake is explained by the assignment's hints (merged over the shared)."""
     try:
         case.function(student=student, **case.params)
     except CheckFailed as failure:
-        return CaseResult(case.name, case.points, 0.0, str(failure)[:MAX_MESSAGE], failure.hint)
+        message = failure.explained(hint_text(failure.hint, assignment)) if failure.hint else str(failure)
+        return CaseResult(case.name, case.points, 0.0, message[:MAX_MESSAGE], failure.hint)
     except (StudentError, AssertionError) as failure:
         return CaseResult(case.name, case.points, 0.0, str(failure)[:MAX_MESSAGE])
     except Exception as exc:  # the answer broke the grader's own arithmetic: still the answer's fault
@@ -163,5 +218,5 @@ def run_exercise(assignment: str, exercise: str, student: Any) -> ExerciseResult
     """Run every case; a NumPy warning or a print is never part of the verdict."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        results = [run_case(case, student) for case in collect(assignment, exercise)]
+        results = [run_case(case, student, assignment) for case in collect(assignment, exercise)]
     return ExerciseResult(exercise, results)

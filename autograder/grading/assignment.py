@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 from autograder.course.settings import CourseSettings
-from autograder.graders.exercise import max_score
+from autograder.graders.exercise import GradersError, max_score, reference_function
 from autograder.grading.model import SourceNotebook
 from autograder.grading.prepare import AssemblyError, grade_call
 from autograder.notebook import HIDDEN_BEGIN, hidden_part
@@ -31,18 +31,17 @@ def check_graders(sources: list[SourceNotebook]) -> None:
             try:
                 grader_assignment, exercise = grade_call(hidden_part(cell.source), cell.name)
                 total = max_score(grader_assignment, exercise)
-            except (AssemblyError, ImportError) as exc:
+                reference_function(grader_assignment, exercise)
+            except (AssemblyError, ImportError, GradersError) as exc:
                 raise AssignmentError(f"{source.name}.ipynb {cell.name}: {exc}") from None
             if abs(total - source.grade_cells[cell.name]) > 1e-9:
                 raise AssignmentError(f"{source.name}.ipynb {cell.name} is worth {source.grade_cells[cell.name]:g} "
                                       f"points but its graders add up to {total:g}")
 
 
-def ensure_assignment(settings: CourseSettings, writer: "GradebookWriter", assignment: str) -> None:
-    """The assignment must be in the gradebook; if only its source exists, add it as nbgrader would
+def record_assignment(settings: CourseSettings, assignment: str) -> None:
+    """Add the assignment to the gradebook, or bring it up to date with its source, as nbgrader does
     (`generate_assignment`, into a scratch release folder so the course's release/ is left alone)."""
-    if writer.has_assignment(assignment):
-        return
     source = settings.path("source", ".", assignment)
     if not any(source.glob("*.ipynb")):
         raise AssignmentError(f"no such assignment: {assignment!r} is neither in the gradebook nor in {source}")
@@ -53,5 +52,12 @@ def ensure_assignment(settings: CourseSettings, writer: "GradebookWriter", assig
                      f"--CourseDirectory.release_directory={scratch}")
         except CourseError as exc:
             raise AssignmentError(str(exc).splitlines()[0]) from None
+
+
+def ensure_assignment(settings: CourseSettings, writer: "GradebookWriter", assignment: str) -> None:
+    """The assignment must be in the gradebook; if only its source exists, add it as nbgrader would."""
+    if writer.has_assignment(assignment):
+        return
+    record_assignment(settings, assignment)
     if not writer.has_assignment(assignment):
         raise AssignmentError(f"nbgrader generate_assignment did not add {assignment!r} to the gradebook")

@@ -10,12 +10,11 @@ self-check run on the trusted side (`autograder.grading.trustedcheck`), recorded
 """
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
-from autograder.graders.exercise import run_exercise
+from autograder.graders.exercise import exercises, reference_function, run_exercise
+from autograder.graders.exercise import reference as graders_reference
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.client import Request, cell_request, modules_request
@@ -45,7 +44,8 @@ class _Recorder:
 
 @functools.cache
 def _recorded(assignment: str, exercise: str) -> tuple[tuple[str, tuple, dict], ...]:
-    reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+    reference_function(assignment, exercise)  # the plan is the exercise's own reference answering
+    reference = graders_reference(assignment)
     recorder = _Recorder(vars(reference))
     run_exercise(assignment, exercise, recorder)
     return tuple(recorder.calls)
@@ -69,7 +69,7 @@ def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assi
     sources = dict(modules)
     if calls is None or any(call.module not in sources for call in calls):
         return None
-    reference = importlib.import_module(f"autograder.graders.{assignment}.reference")
+    reference = graders_reference(assignment)
     if not all(callable(getattr(reference, name, None)) for call in calls for name in call.names()):
         return None
     checks = TrustedChecks(sources)
@@ -102,7 +102,5 @@ def notebook_requests(job: Job, notebook: NotebookJob) -> list[Request]:
 def prepare(assignment: str) -> None:
     """Load an assignment's graders and record their plans ahead of the first submission (a worker does
     this while the main process is still starting)."""
-    package = importlib.import_module(f"autograder.graders.{assignment}")
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name.startswith("test_"):
-            _recorded(assignment, module.name.removeprefix("test_"))
+    for exercise in exercises(assignment):
+        _recorded(assignment, exercise)

@@ -7,6 +7,7 @@ import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
 from autograder.grading.model import Job, Outcome
 from autograder.grading.submission import grade_submission
@@ -38,7 +39,7 @@ _worker = Worker([])
 
 
 def _init_worker(hide: list[str], parent: int, assignment: str | None, launched: list[Launched],
-                 tickets: int | None) -> None:
+                 tickets: int | None, graders: Path | None) -> None:
     """Take over a zygote the main process started (by a ticket from the `tickets` pipe: one each) or
     start one, and load the assignment's graders meanwhile; if either fails, the first job tries again
     and reports why."""
@@ -58,6 +59,9 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
                 mine = zygote
             else:
                 zygote.close()  # another worker's: it must end with its owner, not live on through this one
+    from autograder.graders import use_folder
+
+    use_folder(graders)  # inherited when forked; a spawned worker is told
     if assignment:
         from autograder.grading.callplan import prepare  # graders' plans: loaded by workers, not the main process
 
@@ -79,10 +83,11 @@ def _ready() -> None:
 
 
 def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: str | None = None,
-               launched: list[Launched] | tuple[Launched, ...] = ()) -> ProcessPoolExecutor:
+               launched: list[Launched] | tuple[Launched, ...] = (), graders: Path | None = None
+               ) -> ProcessPoolExecutor:
     """The worker processes, started before the gradebook is opened; the assignment's graders load in
     each meanwhile. `launched`: zygotes already started, one for each of the first workers (any other
-    worker starts its own)."""
+    worker starts its own); `graders`: the course's own graders folder (None: this package's)."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
     # Only forked workers inherit them; spawned ones start their own, and these end unused.
     handed = list(launched) if context.get_start_method() == "fork" else []
@@ -92,7 +97,7 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
         os.write(feed, bytes(range(min(len(handed), 256))))
         os.close(feed)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide), os.getpid(), assignment, handed, tickets))
+                               initargs=(list(hide), os.getpid(), assignment, handed, tickets, graders))
     pool.submit(_ready)  # forks every worker now (the fork context starts them all at once)
     if tickets is not None:
         os.close(tickets)

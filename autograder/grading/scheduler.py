@@ -218,7 +218,7 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
                     broken.append((prepared, tries))
                     pending.pop(future)
                 run.pool.shutdown(wait=False, cancel_futures=True)
-                run.pool = start_pool(run.jobs, run.hide, assignment)
+                run.pool = start_pool(run.jobs, run.hide, assignment, graders=run.settings.graders)
                 for prepared, tries in broken:
                     if tries >= 1:
                         result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")

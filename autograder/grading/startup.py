@@ -25,10 +25,12 @@ def stand_ins() -> None:
     archive_util_on_demand()
 
 
-def hidden_paths(root: Path) -> list[str]:
+def hidden_paths(root: Path, graders: Path | None = None) -> list[str]:
     """What the sandbox must not show even where it lies inside a runtime path: the course, this package
-    (the graders) and the home folder."""
-    return [str(root), str(Path(autograder.__file__).resolve().parent), str(Path.home())]
+    (the graders), the course's own graders folder (`c.Autograder.graders`, wherever it is) and the home
+    folder."""
+    own = [str(graders)] if graders is not None else []
+    return [str(root), str(Path(autograder.__file__).resolve().parent), *own, str(Path.home())]
 
 
 def nbgrader_without_server_extensions() -> None:

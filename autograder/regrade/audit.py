@@ -74,9 +74,10 @@ def grader_files(assignment: str) -> list[Path]:
     """The files whose code decides this assignment's scores: its grader package (every file in it) and
     the modules of this package they import, followed import by import, with their packages' `__init__`."""
     import autograder
+    from autograder.graders.exercise import assignment_folder
 
     root = Path(autograder.__file__).resolve().parent
-    package = root / "graders" / assignment
+    package = assignment_folder(assignment) or root / "graders" / assignment
     found: dict[str, None] = {}
     todo = [str(p) for p in sorted(package.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
     modules: set[str] = set()
@@ -122,6 +123,7 @@ def grader_version(assignment: str, source: Path, ignore: Iterable[str] = ()) ->
     """The content hash (SHA-256, hex) of the assignment's graders and of the instructor's files in
     `source` (the assignment's source folder; names matching `ignore` are left out, as nbgrader does)."""
     import autograder
+    from autograder.graders.exercise import assignment_folder
     from autograder.grading.autograded import regular_files
 
     root = Path(autograder.__file__).resolve().parent
@@ -131,8 +133,11 @@ def grader_version(assignment: str, source: Path, ignore: Iterable[str] = ()) ->
         digest.update(f"{label}\0{name}\0{len(data)}\0".encode())
         digest.update(data)
 
+    own = assignment_folder(assignment)
     for path in grader_files(assignment):
-        add("graders", path.relative_to(root).as_posix(), path.read_bytes())
+        # A course's own graders (outside this package) are named from their graders folder.
+        name = path.relative_to(root) if path.is_relative_to(root) else "graders" / path.relative_to(own.parent)
+        add("graders", name.as_posix(), path.read_bytes())
     if source.is_dir():
         for rel in sorted(regular_files(source, list(ignore))):
             add("source", rel.as_posix(), (source / rel).read_bytes())

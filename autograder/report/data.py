@@ -247,7 +247,8 @@ def load_results(settings: CourseSettings, assignment: str) -> tuple[dict[str, S
     return results, broken
 
 
-def _misconceptions(submissions: list[Submission], exercises: list[Exercise]) -> list[Misconception]:
+def _misconceptions(assignment: str, submissions: list[Submission], exercises: list[Exercise]
+                    ) -> list[Misconception]:
     labels = {exercise.grade_id: exercise.label for exercise in exercises}
     named: dict[str, dict[str, set[str]]] = {}  # hint -> exercise label -> students
     for submission in submissions:
@@ -255,7 +256,7 @@ def _misconceptions(submissions: list[Submission], exercises: list[Exercise]) ->
             for hint in cell.exercise.hints if cell.exercise else []:
                 label = labels.get(cell.grade_id, cell.grade_id)
                 named.setdefault(hint, {}).setdefault(label, set()).add(submission.student)
-    found = [Misconception(hint, hint_text(hint), sorted(set().union(*where.values())),
+    found = [Misconception(hint, hint_text(hint, assignment), sorted(set().union(*where.values())),
                            {label: sorted(students) for label, students in where.items()})
              for hint, where in named.items()]
     return sorted(found, key=lambda m: (-len(m.students), m.hint))
@@ -295,7 +296,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         exercises=exercises,
         roster=roster,
         submissions=submissions,
-        misconceptions=_misconceptions(submissions, exercises),
+        misconceptions=_misconceptions(assignment, submissions, exercises),
         problems=_problems(results, totals) + broken,
         seconds={student: result.seconds for student, result in results.items()},
         manual=manual,

@@ -8,6 +8,7 @@ hint named; the demo and the benchmark build classes from them.
 
 import ast
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,16 @@ class Answer:
     @property
     def label(self) -> str:
         return f"{self.exercise}/{self.name}"
+
+
+def has_catalogue(assignment: str) -> bool:
+    """Whether the assignment has a catalogue here (`autograder/devtools/catalogue/<assignment>.py`)."""
+    return importlib.util.find_spec(f"{__name__}.{assignment}") is not None
+
+
+def catalogued(assignments: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `assignments` that have a catalogue (the demo, the benchmark and the tests need one)."""
+    return tuple(a for a in assignments if has_catalogue(a))
 
 
 def correct_answers(assignment: str) -> list[Answer]:

@@ -1,0 +1,177 @@
+"""`autograder check ASSIGNMENT`: everything the framework needs of an assignment, and the project's tests
+enforce, one finding a line. A failing finding says which file to change and how."""
+
+import contextlib
+import filecmp
+import io
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.course.settings import CourseSettings
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: str  # "ok", "FAIL", or "note" (worth knowing, not wrong)
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.status:<4} {self.text}"
+
+
+def check_assignment(settings: CourseSettings, assignment: str) -> list[Finding]:
+    """Every finding for one assignment of the course (the graders folder already in use: `read_course`)."""
+    from autograder.graders.exercise import assignment_folder
+    from autograder.notebook import NotebookError, read_notebook
+
+    notebook_path = settings.path("source", ".", assignment) / f"{assignment}.ipynb"
+    if not notebook_path.is_file():
+        return [Finding("FAIL", f"{notebook_path}: no such notebook (an assignment is source/<name>/<name>.ipynb)")]
+    try:
+        notebook = read_notebook(notebook_path)
+    except NotebookError as exc:
+        return [Finding("FAIL", f"{notebook_path}: {exc}")]
+    folder = assignment_folder(assignment)
+    if folder is None:
+        where = settings.graders or "autograder/graders"
+        return [Finding("FAIL", f"no graders for {assignment}: no folder {assignment}/ in {where} "
+                                f"(c.Autograder.graders in {settings.folder / 'nbgrader_config.py'})")]
+    findings = _cells_and_graders(notebook_path, notebook, assignment, folder)
+    if not any(f.status == "FAIL" for f in findings):
+        findings += _solution(notebook_path, notebook, assignment)
+    findings.append(_release(settings, assignment))
+    from autograder.devtools.repo import ROOT
+
+    if settings.root == ROOT:  # the catalogues are this repository's test corpus, not a course's
+        findings.append(_catalogue(assignment))
+    return findings
+
+
+def _cells_and_graders(path: Path, notebook: Any, assignment: str, folder: Path) -> list[Finding]:
+    from autograder.graders.exercise import GradersError, exercises, max_score, reference_function
+    from autograder.grading.prepare import AssemblyError, grade_call
+    from autograder.notebook import grade_id, hidden_part, is_solution, is_test_cell, nbgrader_meta
+
+    findings = []
+    solutions = [grade_id(c) for c in notebook.cells if is_solution(c) and c.get("cell_type") == "code"]
+    tests = {grade_id(c): c for c in notebook.cells if is_test_cell(c)}
+    graded = set(exercises(assignment))
+    if not solutions:
+        return [Finding("FAIL", f"{path.name}: no solution cell (nbgrader metadata solution: true)")]
+    for exercise in solutions:
+        cell = tests.get(f"test_{exercise}")
+        if cell is None:
+            findings.append(Finding("FAIL", f"{path.name}: solution cell {exercise} has no grade cell test_{exercise}"))
+            continue
+        if exercise not in graded:
+            findings.append(Finding("FAIL", f"{folder / f'test_{exercise}.py'}: missing (the graders of {exercise})"))
+            continue
+        try:
+            called = grade_call(hidden_part(cell.source), f"test_{exercise}")
+        except AssemblyError as exc:
+            findings.append(Finding("FAIL", f"{path.name}: {exc}"))
+            continue
+        if called != (assignment, exercise):
+            findings.append(Finding("FAIL", f"{path.name} test_{exercise}: its hidden part calls grade{called}, "
+                                            f"not grade({assignment!r}, {exercise!r}, globals())"))
+            continue
+        try:
+            total = max_score(assignment, exercise)
+            reference_function(assignment, exercise)
+        except (GradersError, ImportError, ValueError) as exc:
+            findings.append(Finding("FAIL", str(exc).splitlines()[0]))
+            continue
+        points = nbgrader_meta(cell).get("points")
+        if points is None or abs(float(points) - total) > 1e-9:
+            findings.append(Finding("FAIL", f"{path.name} test_{exercise} is worth {points} points but its graders "
+                                            f"add up to {total:g}"))
+            continue
+        findings.append(Finding("ok", f"{exercise}: grade cell test_{exercise}, graders worth {total:g} points, "
+                                      f"reference {exercise}()"))
+    for extra in sorted(graded - set(solutions)):
+        findings.append(Finding("FAIL", f"{folder / f'test_{extra}.py'}: graders of {extra}, which has no solution "
+                                        f"cell in {path.name}"))
+    return findings
+
+
+def _solution(path: Path, notebook: Any, assignment: str) -> list[Finding]:
+    """The solution, run here (the instructor's own notebook): full marks from the graders, and each grade
+    cell's visible self-check passes."""
+    from autograder.graders.exercise import run_exercise
+    from autograder.notebook import grade_id, is_solution, is_test_cell, load_namespace, visible_part
+    from autograder.student import NamespaceStudent
+
+    # Each assignment's own selfcheck.py: not the module of that name an earlier assignment left loaded.
+    for module in path.parent.glob("*.py"):
+        sys.modules.pop(module.stem, None)
+    namespace = load_namespace(path)
+    findings = []
+    for exercise in [grade_id(c) for c in notebook.cells if is_solution(c) and c.get("cell_type") == "code"]:
+        result = run_exercise(assignment, exercise, NamespaceStudent(namespace))
+        if result.score != result.max_score:
+            failed = next(case for case in result.cases if case.earned < case.points)
+            findings.append(Finding("FAIL", f"{path.name}: the solution of {exercise} scores {result.score:g}/"
+                                            f"{result.max_score:g} ({failed.name}: "
+                                            f"{' '.join(failed.message.split())[:160]})"))
+    sys.path.insert(0, str(path.parent))
+    try:
+        for cell in (c for c in notebook.cells if is_test_cell(c)):
+            visible = visible_part(cell.source)
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(visible, f"<{path.name} {grade_id(cell)}>", "exec"), dict(namespace))
+            except Exception as exc:
+                findings.append(Finding("FAIL", f"{path.name} {grade_id(cell)}: the self-check fails the solution: "
+                                                f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"))
+    finally:
+        sys.path.remove(str(path.parent))
+    if not findings:
+        findings.append(Finding("ok", "the solution scores full marks and passes every self-check"))
+    return findings
+
+
+def _release(settings: CourseSettings, assignment: str) -> Finding:
+    from autograder.course.nbgrader_cli import CourseError
+    from autograder.devtools.release import generate_release
+
+    released = settings.path("release", ".", assignment).resolve()
+    if not released.is_dir():
+        return Finding("FAIL", f"{released}: not released yet (autograder release {assignment})")
+    with tempfile.TemporaryDirectory(prefix="autograder-check-") as scratch:
+        try:
+            generate_release(Path(scratch), (assignment,), settings.root)
+        except CourseError as exc:
+            return Finding("FAIL", f"nbgrader generate_assignment {assignment}: {str(exc).splitlines()[0]}")
+        comparison = filecmp.dircmp(Path(scratch) / assignment, released)
+        _, mismatch, errors = filecmp.cmpfiles(Path(scratch) / assignment, released, comparison.common_files,
+                                               shallow=False)
+        stale = sorted(comparison.left_only + comparison.right_only + mismatch + errors)
+    if stale:
+        return Finding("FAIL", f"{released}: out of date with source/ ({', '.join(stale)}): "
+                               f"autograder release {assignment}")
+    return Finding("ok", f"release/{assignment} is what nbgrader generates from source/")
+
+
+def _catalogue(assignment: str) -> Finding:
+    """This repository's answer catalogue of the assignment, which the tests that grade a class need."""
+    from autograder.devtools.catalogue import correct_answers, has_catalogue, solution_sources, wrong_answers
+
+    if not has_catalogue(assignment):
+        return Finding("note", f"no answer catalogue (autograder/devtools/catalogue/{assignment}.py): the "
+                               f"tests that grade a class of answers leave {assignment} out")
+    exercises = set(solution_sources(assignment))
+    correct, wrong = correct_answers(assignment), wrong_answers(assignment)
+    problems = []
+    if len(correct) < 2 * len(exercises):
+        problems.append(f"{len(correct)} correct answers, at least two per exercise ({2 * len(exercises)}) needed")
+    if not wrong:
+        problems.append("no wrong answers")
+    unknown = sorted({a.exercise for a in correct + wrong} - exercises)
+    if unknown:
+        problems.append(f"answers to exercises the notebook lacks: {', '.join(unknown)}")
+    if problems:
+        return Finding("FAIL", f"autograder/devtools/catalogue/{assignment}.py: {'; '.join(problems)}")
+    return Finding("ok", f"catalogue: {len(correct)} correct and {len(wrong)} wrong answers")

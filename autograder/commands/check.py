@@ -1,0 +1,33 @@
+"""`autograder check ASSIGNMENT...`: what an assignment still lacks, one line each (see `authoring.checks`).
+Exit status 1 when anything fails."""
+
+from pathlib import Path
+
+from autograder.cli import UserError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("check", help="check an assignment's notebook, graders, release and catalogue",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", nargs="*", help="default: every assignment in source/")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from autograder.authoring.checks import check_assignment
+    from autograder.course.settings import SettingsError, read_course
+    from autograder.terminal import visible
+
+    try:
+        settings = read_course(Path.cwd(), rooted=True)
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    assignments = args.assignment or settings.assignments
+    if not assignments:
+        raise UserError(f"no assignments in {settings.path('source', '.', '.').resolve()}")
+    failed = 0
+    for assignment in assignments:
+        for finding in check_assignment(settings, assignment):
+            print(visible(f"{assignment}: {finding}"))
+            failed += finding.status == "FAIL"
+    return 1 if failed else 0

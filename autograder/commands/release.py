@@ -1,0 +1,28 @@
+"""`autograder release [ASSIGNMENT...]`: regenerate release/ from source/ and record each assignment in the
+gradebook (`make release` in this repository; see `devtools.release`)."""
+
+from pathlib import Path
+
+from autograder.cli import UserError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("release", help="generate release/ from source/ and record it in the gradebook",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", nargs="*", help="default: every assignment in source/")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from autograder.course.nbgrader_cli import CourseError
+    from autograder.course.settings import SettingsError
+    from autograder.devtools.release import release
+    from autograder.grading.assignment import AssignmentError
+
+    try:
+        released = release(Path.cwd(), tuple(args.assignment))
+    except (CourseError, SettingsError, AssignmentError) as exc:
+        raise UserError(str(exc).splitlines()[0]) from None
+    for assignment in released:
+        print(f"release/{assignment}/ regenerated; {assignment} recorded in the gradebook")
+    return 0

@@ -1,0 +1,125 @@
+"""An instructor's own course, outside this repository, with the framework installed: an assignment made by
+`autograder new`, filled in, checked, released and graded by both paths (and on a Dask cluster, whose worker
+gets the course's graders with the plugin), without a file of the package changed."""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import distributed
+import nbformat
+
+from autograder.devtools.repo import ROOT
+from autograder.notebook import grade_id, is_solution, is_test_cell
+from tests.grading_course import gradebook_scores
+
+CLI = str(Path(sys.executable).parent / "autograder")
+ASSIGNMENT = "tanh_step"
+HINT = "tanh_step_sigmoid"
+HINT_TEXT = "this is the sigmoid, 1 / (1 + e^-x): tanh(x) = (e^x - e^-x) / (e^x + e^-x) has values in (-1, 1)."
+BOUNDED = '''
+
+@pytest.mark.points(1)
+def test_bounded(student):
+    x = np.array([[-1000.0, 0.0, 1000.0]])
+    check_array(student.tanh_step(x.copy()), ref.tanh_step(x), what="tanh_step(x of large values)",
+                mistakes=mistakes(x))
+'''
+
+
+def package_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "autograder").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def run(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(args, cwd=course, env=env, capture_output=True, text=True, timeout=900)
+    assert not check or done.returncode == 0, f"{args}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    return done
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{path.name} lacks {old!r}"
+    path.write_text(text.replace(old, new))
+
+
+def submit(course: Path, student: str, body: str) -> None:
+    folder = course / "submitted" / student / ASSIGNMENT
+    folder.mkdir(parents=True)
+    notebook = nbformat.read(str(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    for cell in notebook.cells:
+        if is_solution(cell):
+            cell.source = f"def tanh_step(x):\n    return {body}"
+    nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
+    shutil.copy(course / "release" / ASSIGNMENT / "selfcheck.py", folder)
+
+
+def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
+    before = package_digest()
+    course = tmp_path / "my-course"
+    course.mkdir()
+    assert not course.resolve().is_relative_to(ROOT)
+    (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "my-course"\n')
+
+    made = run(course, CLI, "new", ASSIGNMENT, "tanh_step")
+    assert "wrote graders/tanh_step/test_tanh_step.py" in made.stdout
+    assert 'c.Autograder.graders = "graders"' in (course / "nbgrader_config.py").read_text()
+
+    # The author fills in the solution, the reference, a mistake, its hint and the self-check, and adds a check.
+    graders = course / "graders" / ASSIGNMENT
+    source = course / "source" / ASSIGNMENT
+    edit(source / f"{ASSIGNMENT}.ipynb", "result = 2 * np.asarray(x)", "result = np.tanh(np.asarray(x))")
+    edit(graders / "reference.py", "return 2 * np.asarray(x)", "return np.tanh(np.asarray(x))")
+    edit(graders / "reference.py", '"tanh_step_halved": lambda x: np.asarray(x) / 2',
+         f'"{HINT}": lambda x: 1 / (1 + np.exp(-np.asarray(x)))')
+    (graders / "hints.py").write_text(f"HINTS = {{{HINT!r}: {HINT_TEXT!r}}}\n")
+    edit(source / "selfcheck.py", "expected = np.array([[2.0], [4.0]])", "expected = np.tanh(x)")
+    with (graders / "test_tanh_step.py").open("a") as grader:
+        grader.write(BOUNDED)
+
+    stale = run(course, CLI, "check", ASSIGNMENT, check=False)
+    assert stale.returncode == 1
+    assert "test_tanh_step is worth 3.0 points but its graders add up to 4" in stale.stdout
+    notebook = nbformat.read(str(source / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    next(c for c in notebook.cells if is_test_cell(c)).metadata["nbgrader"]["points"] = 4.0
+    nbformat.write(notebook, str(source / f"{ASSIGNMENT}.ipynb"))
+
+    run(course, CLI, "release")
+    checked = run(course, CLI, "check")
+    assert "FAIL" not in checked.stdout and "release/tanh_step is what nbgrader generates" in checked.stdout
+
+    submit(course, "right", "np.tanh(x)")
+    submit(course, "wrong", "1 / (1 + np.exp(-x))")
+    engine, on_cluster = tmp_path / "engine", tmp_path / "on-cluster"
+    shutil.copytree(course, engine)
+    shutil.copytree(course, on_cluster)
+
+    run(course, "nbgrader", "autograde", ASSIGNMENT)
+    run(engine, CLI, "grade", ASSIGNMENT)
+    # The course's graders reach a Dask worker with the plugin, not through the course's folder.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        run(on_cluster, CLI, "grade", ASSIGNMENT, "--cluster", cluster.scheduler_address)
+    by_nbgrader = gradebook_scores(f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT)
+    expected = {"right": {"test_tanh_step": 4.0}, "wrong": {"test_tanh_step": 0.0}}
+    assert by_nbgrader == expected
+    for graded in (engine, on_cluster):
+        assert gradebook_scores(f"sqlite:///{graded / 'gradebook.db'}", ASSIGNMENT) == expected, graded.name
+
+    for graded in (course, engine, on_cluster):
+        autograded = nbformat.read(str(graded / "autograded" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"),
+                                   as_version=4)
+        cell = next(c for c in autograded.cells if grade_id(c) == "test_tanh_step")
+        text = json.dumps(cell.outputs)
+        assert f"hint [{HINT}]" in text and HINT_TEXT.split(":")[0] in text, text[:2000]
+
+    assert package_digest() == before, "a file of the framework changed"
