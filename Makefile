@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-watch bench-cluster lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster lint clean
 
 install: $(STAMP)
 
@@ -57,6 +57,10 @@ bench: install
 	$(BIN)/python -m autograder.devtools.bench --n $(N)
 
 # 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
+# This checkout against another (OTHER=path of a checkout with its own `make install`), runs alternated.
+bench-compare: install
+	$(BIN)/python -m autograder.devtools.bench_compare $(OTHER) $(if $(filter command line,$(origin N)),--n $(N),)
+
 bench-watch: install
 	$(BIN)/python -m autograder.watch.bench
 

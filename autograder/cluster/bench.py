@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     import distributed
 
     from autograder.cluster.executor import connect
-    from autograder.commands.grade import hidden_paths
+    from autograder.grading.startup import hidden_paths
 
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
