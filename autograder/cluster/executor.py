@@ -22,7 +22,7 @@ CONNECT_SECONDS = 10.0
 # A Dask task costs a few ms of CPU across client, scheduler and worker, a sixth of a submission's grading:
 # jobs travel in chunks of up to this many, one task each (a chunk goes out smaller when fewer chunks than
 # workers are out, so that no worker waits for one to fill).
-CHUNK = 4
+CHUNK = 16
 # `grade_class` keeps two jobs per slot unfinished; each worker process counts as this many slots, so that
 # two chunks per worker are out: one running, the next waiting on it while the first's results travel.
 SLOTS_PER_WORKER = CHUNK

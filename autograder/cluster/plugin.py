@@ -41,6 +41,12 @@ class GraderPlugin(WorkerPlugin):
         from autograder.graders import use_folder
         from autograder.grading.startup import hidden_paths
 
+        # Dask's statistical profiler samples the worker's threads 100 times a second, taking the GIL from
+        # the grading thread: a grading worker is CPU-bound Python, and its profile is of no use here.
+        for name in ("profile", "profile-cycle"):
+            callback = worker.periodic_callbacks.pop(name, None)
+            if callback is not None:
+                callback.stop()
         scratch = Path(worker.local_directory)
         graders = unpack_graders(self.graders, scratch) if self.graders else None
         use_folder(graders)
