@@ -87,13 +87,10 @@ class ClusterExecutor:
 
     def _send(self, chunk: list[tuple[Any, tuple, Future]]) -> None:
         outers = [outer for _, _, outer in chunk]
-        if self.lost:  # a chunk taken just before the loss: the client would accept it and never answer
-            self._fail(outers)
-            return
         try:
             inner = self._executor.submit(self._run_chunk, [(fn, args) for fn, args, _ in chunk])
         except Exception:  # the client closed itself after losing the scheduler
-            self._fail(outers)
+            self._fail()
             return
         inner.add_done_callback(partial(self._settle, outers))
 
@@ -103,7 +100,7 @@ class ClusterExecutor:
             chunk = self._next_chunk()
         # Dask cancels every future of a client that lost its scheduler (and only then, or at our shutdown).
         if inner.cancelled():
-            self._fail(outers + [outer for _, _, outer in chunk])
+            self._fail()
             return
         if inner.exception() is not None:
             for outer in outers:
@@ -117,12 +114,14 @@ class ClusterExecutor:
         if chunk:
             self._send(chunk)
 
-    def _fail(self, outers: list[Future]) -> None:
+    def _fail(self) -> None:
+        """Every job handed out and not answered (sent, in a chunk, or waiting for one) fails; later ones
+        fail as they are submitted."""
         with self._lock:
             self.lost = True
-            outers = outers + [outer for _, _, outer in self._waiting] + list(self._unsettled)
+            outers = list(self._unsettled)
             self._waiting = []
-        for outer in dict.fromkeys(outers):
+        for outer in outers:
             if not outer.done():
                 try:
                     outer.set_exception(self._lost())
@@ -130,19 +129,16 @@ class ClusterExecutor:
                     pass
 
     def _watch(self) -> None:
-        """Fail every job still out once the client has been without its scheduler for CONNECT_SECONDS, and
-        from then on every job that is still out (one sent by Dask's thread as the loss was noticed)."""
+        """Fail every job still out once the client has been without its scheduler for CONNECT_SECONDS."""
         since = None
-        while not self.closed:
+        while not self.closed and not self.lost:
             time.sleep(0.5)
-            if self.lost:
-                self._fail([])
-            elif self.client.status in ("running", "newly-created"):
+            if self.client.status in ("running", "newly-created"):
                 since = None
             elif since is None:
                 since = time.monotonic()
             elif time.monotonic() - since > CONNECT_SECONDS:
-                self._fail([])
+                self._fail()
 
     def _lost(self) -> ClusterLost:
         return ClusterLost(f"lost the Dask scheduler at {self.address}: grading stopped; what was graded is "
