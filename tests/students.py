@@ -53,6 +53,11 @@ def check_can_make_students() -> None:
     assert os.geteuid() == 0, "these tests make OS users (useradd): run them as root, as CI does"
     assert SYSTEM_PYTHON.is_file(), f"{SYSTEM_PYTHON} is missing: apt-get install python3.11"
     assert shutil.which("useradd") and shutil.which("runuser"), "useradd and runuser are missing (Debian's passwd)"
+    # The students import the venv's packages: every folder above them must let other users through (a
+    # checkout inside `mktemp -d`, mode 0700, does not).
+    closed = [folder for folder in Path(SITE_PACKAGES).parents if not folder.stat().st_mode & 0o001]
+    assert not closed, (f"{closed[0]} (mode {closed[0].stat().st_mode & 0o777:o}) keeps other users out of the "
+                        f"venv the test students run from: chmod o+x it, or clone elsewhere")
 
 
 @contextmanager
