@@ -10,7 +10,11 @@ N ?= 200
 
 .PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster lint clean
 
+# The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
+# an editable install is never compiled, so every `autograder` process (and every grading worker and
+# sandbox zygote it starts) would otherwise compile the whole package from source again.
 install: $(STAMP)
+	@$(BIN)/python -m compileall -q autograder
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
