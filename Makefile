@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -59,6 +59,11 @@ demo: install
 
 bench: install
 	$(BIN)/python -m autograder.devtools.bench --n $(N)
+
+# Where one submission's grading time goes (trusted side, sandbox user and kernel time, page faults), and what
+# the trusted self-check and judging exercises on their own each add; N=100 unless given on the command line.
+bench-costs: install
+	$(BIN)/python -m autograder.devtools.bench_costs $(if $(filter command line,$(origin N)),--n $(N),)
 
 # 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
 # This checkout against another (OTHER=path of a checkout with its own `make install`), runs alternated.

@@ -1,0 +1,160 @@
+"""`make bench-costs`: where one submission's grading time goes, and what each optional stage adds.
+
+Grades one synthetic class (the answer catalogues, round robin, as `make bench`) in this process, one
+submission after another with one zygote, and prints per submission the CPU time of the trusted side (the
+graders, the trusted self-check, judging exercises on their own) and of the sandboxed side (the zygote and
+every student's process, split into user and kernel time, with their page faults). Then again with the
+trusted self-check switched off, with judging exercises on their own switched off, and with both, rounds
+alternated so that whatever else the host does falls on every variant alike; medians are printed.
+
+The switches exist only here, for this measurement: they replace the stage's function in this process, as a
+profiler would. Nothing here is a grade: the figures say what the stages cost, not what they decide.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.devtools.bench import build
+from autograder.devtools.catalogue import catalogued
+from autograder.devtools.repo import available_assignments
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class TreeUsage:
+    """CPU seconds and minor page faults of this process's descendants, reaped ones included."""
+
+    user: float
+    kernel: float
+    faults: int
+
+    @classmethod
+    def now(cls) -> "TreeUsage":
+        parents: dict[int, int] = {}
+        usage: dict[int, tuple[float, float, int]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            pid = int(entry)
+            parents[pid] = int(fields[1])
+            # minflt, cminflt, utime, stime, cutime, cstime: a process's own and its reaped children's.
+            usage[pid] = ((int(fields[11]) + int(fields[13])) / _TICKS, (int(fields[12]) + int(fields[14])) / _TICKS,
+                          int(fields[7]) + int(fields[8]))
+        mine = [pid for pid, parent in parents.items() if parent == os.getpid()]
+        user = kernel = 0.0
+        faults = 0
+        while mine:
+            pid = mine.pop()
+            user, kernel, faults = user + usage[pid][0], kernel + usage[pid][1], faults + usage[pid][2]
+            mine += [child for child, parent in parents.items() if parent == pid]
+        return cls(user, kernel, faults)
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Per submission: milliseconds of CPU on each side, and page faults on the sandboxed side."""
+
+    trusted_ms: float
+    sandbox_user_ms: float
+    sandbox_kernel_ms: float
+    faults: float
+
+    @property
+    def total_ms(self) -> float:
+        return self.trusted_ms + self.sandbox_user_ms + self.sandbox_kernel_ms
+
+
+VARIANTS = ("as graded", "no trusted self-check", "no judging alone", "neither")
+
+
+@contextmanager
+def switched_off(variant: str) -> Iterator[None]:
+    """The stages `variant` leaves out, replaced for the duration."""
+    import autograder.grading.callplan as callplan
+    import autograder.grading.submission as submission
+
+    saved = submission.judge_alone, submission._trusted_check, callplan.planned_check_calls
+    if variant in ("no trusted self-check", "neither"):
+        submission._trusted_check = lambda *args, **kwargs: None
+        callplan.planned_check_calls = lambda *args, **kwargs: None
+    if variant in ("no judging alone", "neither"):
+        submission.judge_alone = lambda *args, **kwargs: []
+    try:
+        yield
+    finally:
+        submission.judge_alone, submission._trusted_check, callplan.planned_check_calls = saved
+
+
+def measure(grade: Callable[[], None], count: int) -> Costs:
+    before, started = TreeUsage.now(), time.process_time()
+    grade()
+    spent, after = time.process_time() - started, TreeUsage.now()
+    return Costs(1000 * spent / count, 1000 * (after.user - before.user) / count,
+                 1000 * (after.kernel - before.kernel) / count, (after.faults - before.faults) / count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--assignment", default=catalogued(available_assignments())[0])
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command sets it, before NumPy loads
+
+    from autograder.course.settings import read_course
+    from autograder.grading.callplan import prepare as prepare_plans
+    from autograder.grading.instructor import instructor_files
+    from autograder.grading.prepare import prepare
+    from autograder.grading.sources import read_sources_early
+    from autograder.grading.startup import hidden_paths
+    from autograder.grading.submission import grade_submission
+    from autograder.sandbox.client import Zygote
+
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-costs-") as scratch:
+        print(f"building {args.n} submissions of {args.assignment} ...", flush=True)
+        course = build(Path(scratch) / "course", args.assignment, args.n)
+        settings = read_course(course)
+        sources = read_sources_early(settings.db_url, args.assignment)
+        modules, preload = instructor_files(settings, sources, args.assignment)
+        students = sorted(os.listdir(course / "submitted"))
+        jobs = [prepare(settings, sources, modules, args.assignment, s, preload).job for s in students]
+        prepare_plans(args.assignment)
+        results: dict[str, list[Costs]] = {variant: [] for variant in VARIANTS}
+        with Zygote(hide=hidden_paths(settings.root, settings.graders)) as zygote:
+            for job in jobs[:5]:  # the zygote's warm-up and the plans' first use are not a submission's cost
+                grade_submission(job, zygote)
+            for round_ in range(args.rounds):
+                order = VARIANTS if round_ % 2 == 0 else tuple(reversed(VARIANTS))
+                for variant in order:
+                    with switched_off(variant):
+                        costs = measure(lambda: [grade_submission(job, zygote) for job in jobs], len(jobs))
+                    results[variant].append(costs)
+                    print(f"  round {round_ + 1} {variant:>22}: {costs.total_ms:5.1f} ms", flush=True)
+    print()
+    print(f"{'per submission (median of ' + str(args.rounds) + ')':28}{'trusted ms':>12}{'sandbox user':>14}"
+          f"{'kernel ms':>11}{'faults':>8}{'total ms':>10}")
+    base = statistics.median(c.total_ms for c in results["as graded"])
+    for variant, runs in results.items():
+        med = Costs(*(statistics.median(getattr(c, f) for c in runs)
+                      for f in ("trusted_ms", "sandbox_user_ms", "sandbox_kernel_ms", "faults")))
+        share = f" ({(med.total_ms / base - 1) * 100:+.0f}%)" if variant != "as graded" else ""
+        print(f"{variant:28}{med.trusted_ms:12.1f}{med.sandbox_user_ms:14.1f}{med.sandbox_kernel_ms:11.1f}"
+              f"{med.faults:8.0f}{med.total_ms:10.1f}{share}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
