@@ -72,6 +72,8 @@ ATTACKS = {
         "except OSError as e: print('no network', e)")]),
     "infinite_loop": dict(edit=add_cell("while True:\n    pass", after="test_formula_1")),
     "hangs_when_called": dict(answers=[cw("    while True:\n        pass")]),
+    "ignores_interrupt": dict(answers=[cw("    import signal\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                          "    while True:\n        pass")]),
     "sys_exit": dict(edit=add_cell("import sys\nsys.exit(3)", after="test_concat_weights")),
     "os_exit": dict(edit=add_cell("import os\nos._exit(0)", after="test_sigmoid")),
     "kills_parent": dict(edit=add_cell(
@@ -222,6 +224,17 @@ def test_misbehaviour_costs_only_its_own_points(attacked, name, lost, limit, wor
         assert limit in record["limits_hit"], record
     if words:
         assert words in record["message"] or any(words in (c["visible_error"] or "") for c in record["cells"]), record
+
+
+def test_code_that_ignores_the_interrupt_is_stopped_and_said_once(attacked):
+    course = attacked[0]
+    record = result(course, "ignores_interrupt")
+    assert "time" in record["limits_hit"] and "ignored the interrupt" in record["message"], record
+    assert record["message"].count("were not run") == 1, record["message"]  # where the run stopped, once
+    got = scores(course)["ignores_interrupt"]
+    # Its process was stopped in its first grade cell; the next one, graded on its own in a new process, keeps
+    # its points.
+    assert got["test_concat_weights"] == 0.0 and got["test_concat_state_input"] == 6.0, got
 
 
 def test_fork_bomb_is_stopped_by_the_process_limit(attacked):

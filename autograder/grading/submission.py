@@ -143,6 +143,7 @@ def _check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
 def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float) -> _NotebookRun:
     run = _NotebookRun(TrustedChecks(job.modules))
     count = 0
+    stopped = False  # the note saying where the run stopped is made once, at the first cell not run
     try:
         sandbox.send_modules(job.modules)
     except SandboxDied as died:
@@ -157,7 +158,9 @@ def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: f
                       else f"the submission's {job.limits.total_seconds:g} s were used up")
             if not sandbox.dead:
                 sandbox.limits_hit.add("time")
-            run.notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
+            if not stopped:
+                run.notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
+                stopped = True
             if cell.kind == "test":
                 run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, f"not run: {reason}"))
             run.outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
