@@ -6,6 +6,7 @@ data or as a one-line reason that concerns that student alone.
 """
 
 import errno
+import itertools
 import os
 import re
 import stat
@@ -148,12 +149,21 @@ class FolderBounds:
     files: int = 200
     file_bytes: int = 20 * 2**20
     total_bytes: int = 50 * 2**20
+    names: int = 10_000  # entries looked at in all (files, folders, the rest): past it the walk stops
+    reasons: int = 20  # left-out entries named one by one; the rest are counted
 
 
 @dataclass
 class FolderListing:
     files: list[tuple[Path, int]] = field(default_factory=list)  # relative path, size
-    left_out: list[str] = field(default_factory=list)  # one line each
+    left_out: list[str] = field(default_factory=list)  # one line each (up to `FolderBounds.reasons`, then a count)
+    unnamed: int = 0  # left out past `FolderBounds.reasons`
+
+    def leave_out(self, line: str, bounds: FolderBounds) -> None:
+        if len(self.left_out) < bounds.reasons:
+            self.left_out.append(line)
+        else:
+            self.unnamed += 1
 
 
 def list_files(folder: Path, ignore: list[str], bounds: FolderBounds = FolderBounds()) -> FolderListing:
@@ -161,45 +171,58 @@ def list_files(folder: Path, ignore: list[str], bounds: FolderBounds = FolderBou
     top-level `timestamp.txt` (`read_timestamp` reads it); links, special files, names that are not text,
     and whatever is past the bounds are left out with a reason."""
     listing = FolderListing()
-    total = 0
+    total = seen = 0
     queue = [(Path(), 0)]
-    while queue:
+    while queue and seen < bounds.names:
         rel, depth = queue.pop(0)
         try:
+            # The names read are bounded whatever the folder holds (a million empty files must not take the
+            # grader's memory); those read are taken in name order, so that a regrade keeps the same files.
             with os.scandir(folder / rel) as entries:
-                listed = sorted(entries, key=lambda e: e.name)
+                listed = sorted(itertools.islice(entries, bounds.names - seen), key=lambda e: e.name)
+                more = next(entries, None) is not None
         except OSError as exc:
-            listing.left_out.append(f"{shown(str(rel))}: not read ({exc.strerror})")
+            listing.leave_out(f"{shown(str(rel))}: not read ({exc.strerror})", bounds)
             continue
+        seen += len(listed)
+        if more:
+            where = shown(str(rel) + "/") if rel.parts else "the submission folder"
+            listing.leave_out(f"{where}: more than {bounds.names} names in the submission, the rest not looked at",
+                              bounds)
         for entry in listed:
             name = entry.name
             if any(fnmatch(name, pattern) for pattern in ignore) or (depth == 0 and name == TIMESTAMP_FILE):
                 continue
             path = rel / name
             if not _text_name(name):
-                listing.left_out.append(f"{shown(str(path))}: a name that is not text")
+                listing.leave_out(f"{shown(str(path))}: a name that is not text", bounds)
             elif entry.is_dir(follow_symlinks=False):
                 if depth + 1 >= bounds.depth:
-                    listing.left_out.append(f"{shown(str(path) + '/')}: nested deeper than {bounds.depth} folders")
+                    listing.leave_out(f"{shown(str(path) + '/')}: nested deeper than {bounds.depth} folders", bounds)
                 else:
                     queue.append((path, depth + 1))
             elif not entry.is_file(follow_symlinks=False):
                 kind = "a link" if entry.is_symlink() else "not a regular file"
-                listing.left_out.append(f"{shown(str(path))}: {kind}")
+                listing.leave_out(f"{shown(str(path))}: {kind}", bounds)
             else:
                 try:
                     size = entry.stat(follow_symlinks=False).st_size
                 except OSError:
                     continue
                 if size > bounds.file_bytes:
-                    listing.left_out.append(f"{shown(str(path))}: larger than {_size(bounds.file_bytes)}")
+                    listing.leave_out(f"{shown(str(path))}: larger than {_size(bounds.file_bytes)}", bounds)
                 elif len(listing.files) >= bounds.files:
-                    listing.left_out.append(f"{shown(str(path))}: more than {bounds.files} files")
+                    listing.leave_out(f"{shown(str(path))}: more than {bounds.files} files", bounds)
                 elif total + size > bounds.total_bytes:
-                    listing.left_out.append(f"{shown(str(path))}: past {_size(bounds.total_bytes)} in all")
+                    listing.leave_out(f"{shown(str(path))}: past {_size(bounds.total_bytes)} in all", bounds)
                 else:
                     listing.files.append((path, size))
                     total += size
+    for rel, _ in queue:  # folders the walk stopped before
+        listing.leave_out(f"{shown(str(rel) + '/')}: not looked at (more than {bounds.names} names in the "
+                          "submission)", bounds)
+    if listing.unnamed:
+        listing.left_out.append(f"{listing.unnamed} more left out (the first {bounds.reasons} are named above)")
     return listing
 
 

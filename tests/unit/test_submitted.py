@@ -142,6 +142,24 @@ def test_listing_stops_at_its_bounds(tmp_path):
     assert "'c': more than 2 files" in list_files(tmp_path, ["big"], FolderBounds(files=2)).left_out
 
 
+def test_a_folder_of_very_many_names_is_read_only_up_to_its_bound_and_said_in_a_few_lines(tmp_path):
+    for index in range(60):
+        (tmp_path / f"f{index:02d}").write_text("")
+    (tmp_path / "zz").mkdir()
+    (tmp_path / "zz" / "inner").write_text("")
+    bounds = FolderBounds(files=10, names=50, reasons=5)
+    listing = list_files(tmp_path, [], bounds)
+    # 50 names are looked at (which ones is the folder's order; those in name order); 10 files are kept.
+    kept = [str(path) for path, _ in listing.files]
+    assert len(kept) == 10 and kept == sorted(kept) and all(name.startswith("f") for name in kept)
+    assert listing.left_out[0] == "the submission folder: more than 50 names in the submission, the rest not looked at"
+    assert all(line.endswith("more than 10 files") or "not looked at" in line for line in listing.left_out[1:5])
+    assert listing.left_out[5:] == ["36 more left out (the first 5 are named above)"]  # no line each
+    # Under its bound, the folder inside is walked as before.
+    whole = list_files(tmp_path, [], FolderBounds(files=100, names=100))
+    assert ("zz/inner", 0) in [(str(path), size) for path, size in whole.files] and not whole.left_out
+
+
 def test_a_submission_folder_is_graded_only_under_a_plain_id_and_without_links(tmp_path):
     submitted = tmp_path / "submitted"
     (submitted / "ada" / "hw1").mkdir(parents=True)
