@@ -2,23 +2,38 @@
 the common path; nbformat itself reads what that path does not take (other versions, odd JSON) and says
 why a notebook is unreadable."""
 
+import codecs
 import json
 import re
 from typing import Any
 
 from autograder.notebook import NotebookError
 
+_UNREAD = object()
+_JSON_KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false",
+               type(None): "null"}
+
 
 def read_fast(data: bytes, name: str) -> dict[str, Any]:
     """A notebook's bytes as plain dicts, without nbformat's schema validation (milliseconds a notebook);
     what grading needs is checked: cells with a type, a source and, where nbgrader put it, a metadata dict.
     `name` is the file's name, for messages."""
+    if data.startswith(codecs.BOM_UTF8):
+        # Jupyter never writes one, some editors do; nbformat would refuse the file for it, and the work in it
+        # is the same.
+        data = data[len(codecs.BOM_UTF8):]
+    text, parsed = "", _UNREAD
     try:
         text = data.decode("utf-8")
-        nb = json.loads(text)
-        if not (isinstance(nb, dict) and nb.get("nbformat") == 4 and _as_nbformat_reads(nb)):
-            nb = None
-    except Exception:  # nbformat reads it again, for its own message
+        parsed = json.loads(text)
+    except Exception:  # noqa: S110 - nbformat reads it again below, for its own message
+        pass
+    if parsed is not _UNREAD and not isinstance(parsed, dict):
+        raise NotebookError(f"{name}: not a notebook (its JSON is {_JSON_KINDS.get(type(parsed), 'a value')}, "
+                            "not an object with cells)")
+    try:
+        nb = parsed if parsed is not _UNREAD and parsed.get("nbformat") == 4 and _as_nbformat_reads(parsed) else None
+    except Exception:  # odd cells: nbformat reads the file again, for its own message
         nb = None
     if nb is None:
         nb = _read_nbformat(data, name)
