@@ -100,6 +100,24 @@ def clone(course: Path, dest: Path, assignment: str, limit: int) -> Path:
     return dest
 
 
+def process_tree(root: int) -> list[int]:
+    """`root` and every process below it, as /proc shows them now."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
 class PeakMemory:
     """Samples the summed proportional set size of a process and all its descendants."""
 
@@ -108,26 +126,10 @@ class PeakMemory:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def _tree(self) -> list[int]:
-        parents: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue
-                parents.setdefault(ppid, []).append(int(entry))
-        found, todo = [], [self.pid]
-        while todo:
-            pid = todo.pop()
-            found.append(pid)
-            todo.extend(parents.get(pid, []))
-        return found
-
     def _run(self) -> None:
         while not self._stop.is_set():
             total = 0
-            for pid in self._tree():
+            for pid in process_tree(self.pid):
                 try:
                     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                         if line.startswith("Pss:"):

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.devtools.bench import build
+from autograder.devtools.bench import build, process_tree
 from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments
 
@@ -39,27 +39,17 @@ class TreeUsage:
 
     @classmethod
     def now(cls) -> "TreeUsage":
-        parents: dict[int, int] = {}
-        usage: dict[int, tuple[float, float, int]] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            pid = int(entry)
-            parents[pid] = int(fields[1])
-            # minflt, cminflt, utime, stime, cutime, cstime: a process's own and its reaped children's.
-            usage[pid] = ((int(fields[11]) + int(fields[13])) / _TICKS, (int(fields[12]) + int(fields[14])) / _TICKS,
-                          int(fields[7]) + int(fields[8]))
-        mine = [pid for pid, parent in parents.items() if parent == os.getpid()]
         user = kernel = 0.0
         faults = 0
-        while mine:
-            pid = mine.pop()
-            user, kernel, faults = user + usage[pid][0], kernel + usage[pid][1], faults + usage[pid][2]
-            mine += [child for child, parent in parents.items() if parent == pid]
+        for pid in process_tree(os.getpid())[1:]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # ended meanwhile: its figures move to its parent's reaped-children counts
+            # minflt, cminflt, utime, stime, cutime, cstime: a process's own and its reaped children's.
+            user += (int(fields[11]) + int(fields[13])) / _TICKS
+            kernel += (int(fields[12]) + int(fields[14])) / _TICKS
+            faults += int(fields[7]) + int(fields[8])
         return cls(user, kernel, faults)
 
 
