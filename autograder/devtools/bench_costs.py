@@ -76,16 +76,17 @@ def switched_off(variant: str) -> Iterator[None]:
     import autograder.grading.callplan as callplan
     import autograder.grading.submission as submission
 
-    saved = submission.judge_alone, submission._trusted_check, callplan.planned_check_calls
+    saved = submission.judge_alone, callplan.planned_check_calls
     if variant in ("no trusted self-check", "neither"):
-        submission._trusted_check = lambda *args, **kwargs: None
+        # No plan for a check is what makes the engine leave it to the sandbox's run (`_trusted_check`), and
+        # keeps its calls out of the requests sent ahead (`notebook_requests`).
         callplan.planned_check_calls = lambda *args, **kwargs: None
     if variant in ("no judging alone", "neither"):
         submission.judge_alone = lambda *args, **kwargs: []
     try:
         yield
     finally:
-        submission.judge_alone, submission._trusted_check, callplan.planned_check_calls = saved
+        submission.judge_alone, callplan.planned_check_calls = saved
 
 
 def measure(grade: Callable[[], None], count: int) -> Costs:

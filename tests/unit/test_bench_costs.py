@@ -9,13 +9,13 @@ from autograder.devtools.bench_costs import VARIANTS, TreeUsage, switched_off
 
 
 def test_each_variant_puts_the_stages_back() -> None:
-    originals = submission.judge_alone, submission._trusted_check, callplan.planned_check_calls
+    originals = submission.judge_alone, callplan.planned_check_calls
     for variant in VARIANTS:
         with switched_off(variant):
-            replaced = (submission.judge_alone is not originals[0], submission._trusted_check is not originals[1])
+            replaced = (submission.judge_alone is not originals[0], callplan.planned_check_calls is not originals[1])
             assert replaced == {"as graded": (False, False), "no trusted self-check": (False, True),
                                 "no judging alone": (True, False), "neither": (True, True)}[variant]
-        assert (submission.judge_alone, submission._trusted_check, callplan.planned_check_calls) == originals
+        assert (submission.judge_alone, callplan.planned_check_calls) == originals
 
 
 def test_tree_usage_counts_a_descendant_still_running() -> None:
