@@ -222,7 +222,8 @@ def list_files(folder: Path, ignore: list[str], bounds: FolderBounds = FolderBou
         listing.leave_out(f"{shown(str(rel) + '/')}: not looked at (more than {bounds.names} names in the "
                           "submission)", bounds)
     if listing.unnamed:
-        listing.left_out.append(f"{listing.unnamed} more left out (the first {bounds.reasons} are named above)")
+        # Read after "left out: " (the report) or a list of the others (the summary): the count alone.
+        listing.left_out.append(f"{listing.unnamed} more, not named one by one")
     return listing
 
 

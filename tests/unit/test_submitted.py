@@ -154,7 +154,7 @@ def test_a_folder_of_very_many_names_is_read_only_up_to_its_bound_and_said_in_a_
     assert len(kept) == 10 and kept == sorted(kept) and all(name.startswith("f") for name in kept)
     assert listing.left_out[0] == "the submission folder: more than 50 names in the submission, the rest not looked at"
     assert all(line.endswith("more than 10 files") or "not looked at" in line for line in listing.left_out[1:5])
-    assert listing.left_out[5:] == ["36 more left out (the first 5 are named above)"]  # no line each
+    assert listing.left_out[5:] == ["36 more, not named one by one"]  # no line each
     # Under its bound, the folder inside is walked as before.
     whole = list_files(tmp_path, [], FolderBounds(files=100, names=100))
     assert ("zz/inner", 0) in [(str(path), size) for path, size in whole.files] and not whole.left_out
