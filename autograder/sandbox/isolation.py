@@ -104,14 +104,57 @@ def enter_namespaces(level: str) -> None:
     unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID)
 
 
-def build_root(hide: list[str]) -> None:
+# Where a submission writes: a fresh tmpfs in every child, mounted over whatever the root shows there.
+SCRATCH = "/tmp"
+# Where the parts of the runtime that lie under SCRATCH (a venv in /tmp) are kept on the new root, to be bound
+# again over each fresh scratch folder.
+UNDER_SCRATCH = "/.runtime"
+# Empty folders most systems have, any of which can hold the new root while it is built (it exists only in our
+# mount namespace); one that holds or lies inside a runtime path would hide it or copy itself.
+STAGING = ("/mnt", "/media", "/srv", "/opt", "/var/tmp", "/tmp", "/boot", "/home")
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def staging_point(paths: list[str]) -> str:
+    """A folder to build the new root on, that neither lies inside nor holds any of `paths`."""
+    for folder in STAGING:
+        if os.path.isdir(folder) and not os.path.islink(folder) and not any(
+                _under(p, folder) or _under(folder, p) for p in paths):
+            return folder
+    raise OSError(0, f"no folder to build the sandbox's root on: each of {', '.join(STAGING)} is missing or "
+                     "holds the Python environment")
+
+
+def scratch_runtime(paths: list[str]) -> list[str]:
+    """The runtime paths under SCRATCH, outermost first: each child binds them over its fresh scratch."""
+    outer: list[str] = []
+    for path in sorted(p for p in paths if _under(p, SCRATCH)):
+        if not any(_under(path, o) for o in outer):
+            outer.append(path)
+    return outer
+
+
+def build_root(hide: list[str]) -> list[str]:
     """Replace the root with one that contains only read-only copies of `runtime_paths()`, with `hide`
-    masked wherever it lies inside them (a course, or the graders' package, next to the runtime)."""
+    masked wherever it lies inside them (a course, or the graders' package, next to the runtime). Returns
+    the runtime paths under SCRATCH, for `show_runtime_in_scratch` after each scratch mount."""
+    paths = runtime_paths()
+    if SCRATCH in paths:
+        raise OSError(0, f"the Python environment is {SCRATCH} itself, where each submission gets its own "
+                         "empty scratch folder: install it in a folder of its own")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    root = "/tmp"  # any directory will do as the mount point: this mount exists only in our namespace
+    root = staging_point(paths)
+    in_scratch = scratch_runtime(paths)
+
+    def on_root(path: str) -> str:  # where a runtime path lies on the new root
+        return root + (UNDER_SCRATCH + path if _under(path, SCRATCH) else path)
+
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
-    for path in runtime_paths():
-        target = root + path
+    for path in paths:
+        target = on_root(path)
         if os.path.islink(path) and not os.path.exists(target):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             os.symlink(os.readlink(path), target)
@@ -127,13 +170,13 @@ def build_root(hide: list[str]) -> None:
         _remount_readonly(target)
     for path in hide:  # e.g. a course or the graders' package that happens to lie inside a runtime path
         path = os.path.realpath(path)
-        if os.path.isdir(root + path) and any(path.startswith(p.rstrip("/") + "/") for p in runtime_paths()):
-            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0555")
+        if os.path.isdir(on_root(path)) and any(_under(path, p) and path != p for p in paths):
+            mount("tmpfs", on_root(path), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0555")
     for name in ("null", "zero", "full", "random", "urandom"):
         os.makedirs(root + "/dev", exist_ok=True)
         Path(root + "/dev/" + name).touch()
         mount("/dev/" + name, root + "/dev/" + name, None, MS_BIND)
-    for folder in ("/proc", "/tmp", "/.old"):
+    for folder in ("/proc", SCRATCH, "/.old"):
         os.makedirs(root + folder, exist_ok=True)
     _check(_libc.syscall(155 if platform.machine() == "x86_64" else 41, root.encode(), (root + "/.old").encode()),
            "pivot_root")
@@ -142,8 +185,36 @@ def build_root(hide: list[str]) -> None:
     os.rmdir("/.old")
     mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
     # The zygote's own scratch (a library it preloads may write a cache there, as matplotlib does); each
-    # child mounts a fresh /tmp over it and never sees it.
-    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0700")
+    # child mounts a fresh one over it and never sees it.
+    mount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0700")
+    show_runtime_in_scratch(in_scratch)
+    return in_scratch
+
+
+def show_runtime_in_scratch(in_scratch: list[str]) -> None:
+    """Bind the runtime paths that lie under SCRATCH (kept at UNDER_SCRATCH) over a scratch folder just
+    mounted, read-only, where the Python environment expects them."""
+    for path in in_scratch:
+        os.makedirs(path, exist_ok=True)
+        mount(UNDER_SCRATCH + path, path, None, MS_BIND | MS_REC)
+        _remount_readonly(path)
+
+
+def verify_view(hide: list[str]) -> None:
+    """Fail closed: after the root is built, every runtime path must be there and no hidden folder may show
+    anything (the grader then refuses to run rather than grade with a wrong view)."""
+    for path in runtime_paths():
+        if not os.path.exists(path):
+            raise OSError(0, f"the sandbox cannot show the Python environment's {path}")
+    paths = runtime_paths()
+    for path in hide:
+        path = os.path.realpath(path)
+        if not os.path.isdir(path):
+            continue
+        for name in os.listdir(path):  # only the way down to a runtime path may show (a venv in the course)
+            entry = os.path.join(path, name)
+            if not any(_under(p, entry) for p in paths):
+                raise OSError(0, f"the sandbox would show {entry}, which it must hide")
 
 
 def _remount_readonly(target: str) -> None:
@@ -171,8 +242,9 @@ def fork_in_new_pid_namespace(own_pid_ns: int) -> int:
             setns(own_pid_ns, CLONE_NEWPID)
 
 
-def enter_submission_view(scratch_mb: int, owner: int | None) -> None:
-    """In the child: its own mount namespace, a /proc showing only its processes, a private /tmp."""
+def enter_submission_view(scratch_mb: int, owner: int | None, in_scratch: list[str]) -> None:
+    """In the child: its own mount namespace, a /proc showing only its processes, a private /tmp (with the
+    runtime paths that lie under it, `in_scratch`, bound again, read-only)."""
     unshare(CLONE_NEWNS | CLONE_NEWIPC)
     try:
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -181,9 +253,10 @@ def enter_submission_view(scratch_mb: int, owner: int | None) -> None:
             raise
         # In a user namespace the kernel refuses a new proc when no full one is visible: /proc stays empty.
     owner_opts = f",uid={owner},gid={owner}" if owner is not None else ""
-    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+    mount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV,
           f"size={scratch_mb}m,nr_inodes=4096,mode=0700{owner_opts}")
-    os.chdir("/tmp")
+    show_runtime_in_scratch(in_scratch)
+    os.chdir(SCRATCH)
 
 
 def drop_privileges(uid: int = NOBODY, gid: int = NOBODY) -> None:

@@ -26,6 +26,7 @@ import signal
 import socket
 import sys
 import tempfile
+from dataclasses import dataclass, field
 
 # Before NumPy loads: one BLAS thread, so forking is safe and cheap and a child starts no thread pool.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -47,6 +48,16 @@ import numpy.random  # noqa: E402,F401
 
 import autograder.activations  # noqa: E402,F401
 from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp  # noqa: E402
+
+
+@dataclass
+class View:
+    """What the zygote set up once, that every child it forks starts from."""
+
+    level: str
+    pid_ns: int = -1  # the zygote's own PID namespace, to return to after each child's fork
+    scratch_base: str | None = None  # "bare": where each child gets its scratch folder
+    in_scratch: list[str] = field(default_factory=list)  # runtime paths under /tmp, bound again in each child
 
 
 def warm_up() -> None:
@@ -77,6 +88,7 @@ def main() -> int:
     level = choose_level(config.get("level", "auto"))
     notes: list[str] = []
     pid_ns = -1
+    in_scratch: list[str] = []  # the runtime paths under the scratch folder, bound again in each child
     groups, why = cgroups.Cgroups.open()  # while the host's /proc and /sys are in view
     if why:
         notes.append(why)
@@ -92,21 +104,23 @@ def main() -> int:
             return os.waitstatus_to_exitcode(status)
         try:
             pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)  # before the old root (and /proc) goes
-            isolation.build_root(config.get("hide", []))
+            in_scratch = isolation.build_root(config.get("hide", []))
+            isolation.verify_view(config.get("hide", []))
         except OSError as exc:
             return _refuse(control, level, exc)
     warm_up()
     # Objects that exist now are shared with every child; frozen, the collector never walks (and so
     # never copies) their pages in a child.
     gc.freeze()
-    scratch_base = tempfile.mkdtemp(prefix="autograder-scratch-") if level == "bare" else None
+    view = View(level, pid_ns, tempfile.mkdtemp(prefix="autograder-scratch-") if level == "bare" else None,
+                in_scratch)
     control.send(json.dumps({"level": level, "seccomp": seccomp.supported(), "cgroups": groups is not None,
                              "notes": notes}).encode())
     try:
-        serve(control, level, pid_ns, scratch_base, groups)
+        serve(control, view, groups)
     finally:
-        if scratch_base:
-            shutil.rmtree(scratch_base, ignore_errors=True)
+        if view.scratch_base:
+            shutil.rmtree(view.scratch_base, ignore_errors=True)
         if groups:
             groups.close()
     return 0
@@ -121,20 +135,20 @@ def _refuse(control: socket.socket, level: str, exc: OSError) -> int:
 install_filter = seccomp.prepare() if seccomp.supported() else None
 
 
-def serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None,
-          groups: cgroups.Cgroups | None) -> None:
+def serve(control: socket.socket, view: View, groups: cgroups.Cgroups | None) -> None:
     reaped: dict[int, tuple[int, float, int, int]] = {}
     scratch: dict[int, str] = {}
     children: dict[int, cgroups.Group] = {}  # each child's cgroup, until it is reaped
     try:
-        _serve(control, level, pid_ns, scratch_base, groups, reaped, scratch, children)
+        _serve(control, view, groups, reaped, scratch, children)
     finally:
-        _end_children(children, groups, level)
+        _end_children(children, groups, view.level)
 
 
-def _serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | None,
-           groups: cgroups.Cgroups | None, reaped: dict[int, tuple[int, float, int, int]],
-           scratch: dict[int, str], children: dict[int, cgroups.Group]) -> None:
+def _serve(control: socket.socket, view: View, groups: cgroups.Cgroups | None,
+           reaped: dict[int, tuple[int, float, int, int]], scratch: dict[int, str],
+           children: dict[int, cgroups.Group]) -> None:
+    level = view.level
     while True:
         # With cgroup v1 a child out of memory is stopped here (v2's kernel stops the whole cgroup itself).
         watched = {group.oom_fd: pid for pid, group in children.items() if group.oom_fd is not None}
@@ -161,13 +175,13 @@ def _serve(control: socket.socket, level: str, pid_ns: int, scratch_base: str | 
             if request.get("warm"):
                 runtime.warm(request["warm"])
                 gc.freeze()  # as at start: what children inherit is never walked (and copied) by their collector
-            folder = tempfile.mkdtemp(dir=scratch_base) if scratch_base else None
+            folder = tempfile.mkdtemp(dir=view.scratch_base) if view.scratch_base else None
             lim = limits.Limits.from_dict(request["limits"])
             try:
                 group = groups.create(lim) if groups else None
             except OSError:  # this child has the rlimits only, as where there are no cgroups
                 group = None
-            pid = spawn(fds[0], lim, level, pid_ns, folder, control, group)
+            pid = spawn(fds[0], lim, view, folder, control, group)
             os.close(fds[0])
             if group:
                 group.forked()
@@ -259,12 +273,13 @@ def _reap_strays(reaped: dict[int, tuple[int, float, int, int]], level: str, scr
             reaped.pop(next(iter(reaped)))
 
 
-def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | None,
+def spawn(fd: int, lim: limits.Limits, view: View, folder: str | None,
           control: socket.socket, group: cgroups.Group | None) -> int:
+    level = view.level
     if level == "bare":
         pid = os.fork()
     else:
-        pid = isolation.fork_in_new_pid_namespace(pid_ns)
+        pid = isolation.fork_in_new_pid_namespace(view.pid_ns)
     if pid:
         return pid
     # The child. Anything failing here must not return into the zygote's loop.
@@ -279,7 +294,7 @@ def spawn(fd: int, lim: limits.Limits, level: str, pid_ns: int, folder: str | No
             os.environ["HOME"] = os.environ["TMPDIR"] = folder
         else:
             owner = isolation.NOBODY if level == "full" else None
-            isolation.enter_submission_view(lim.file_mb, owner)
+            isolation.enter_submission_view(lim.file_mb, owner, view.in_scratch)
             os.environ["HOME"] = os.environ["TMPDIR"] = "/tmp"
         _only_fds(sock.fileno())
         # A pids cgroup counts this submission's processes alone; RLIMIT_NPROC would count those of every
