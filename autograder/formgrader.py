@@ -46,7 +46,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         job = Job(student, assignment, [notebook_job(name, nb, source)], modules, settings.limits,
                   settings.ignore_pattern, preload)
         hide = hidden_paths(settings.root, settings.graders)
-        with Zygote(hide=hide) as zygote:
+        with Zygote(settings.sandbox_level, hide) as zygote:
             outcome = grade_submission(job, zygote)
         count = 0
         for cell, outputs in zip(nb.cells, outcome.outputs.get(name, []), strict=False):

@@ -53,12 +53,12 @@ def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -
 
 @functools.cache
 def _use_course_graders(folder: str) -> None:
-    from autograder.course.settings import CONFIG_FILE, early_graders_folder
+    from autograder.course.settings import CONFIG_FILE, early_settings
     from autograder.graders import use_folder
 
     for course in Path(folder).resolve().parents:
         if (course / CONFIG_FILE).is_file():
-            use_folder(early_graders_folder(course))
+            use_folder(early_settings(course).graders)
             return
 
 

@@ -73,12 +73,12 @@ def add_cell(source: str, after: str | None = None):
     return edit
 
 
-def grade(course: Path, *args: str, env: dict[str, str] | None = None,
-          timeout: float = 600) -> subprocess.CompletedProcess:
+def grade(course: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600,
+          preexec_fn=None) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                    **(env or {})}
     return subprocess.run([CLI, "grade", ASSIGNMENT, *args], cwd=course, env=environment, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, preexec_fn=preexec_fn)
 
 
 def scores(course: Path, assignment: str = ASSIGNMENT) -> dict[str, dict[str, float]]:

@@ -8,7 +8,9 @@ import pytest
 
 from autograder.devtools.catalogue import wrong_answers
 from autograder.notebook import grade_id
+from autograder.sandbox.isolation import BARE_WARNING
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
+from tests.no_namespaces import refuse_namespaces
 
 FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,
         "test_formula_2": 6.0, "test_sigmoid": 7.0, "test_hidden_state": 15.0}
@@ -128,15 +130,31 @@ def test_locked_gradebook_is_one_line_and_nothing_is_lost(course):
     assert scores(course) == before
 
 
-def test_fallback_without_namespaces_grades_and_warns(tmp_path):
+def test_a_host_without_namespaces_grades_nobody_unless_the_course_accepts_it(tmp_path):
     course = make_course(tmp_path / "course")
     submit(course, "solution")
     submit(course, "wrong", [wrong_answers(ASSIGNMENT)[2]])
-    done = grade(course, env={"AUTOGRADER_SANDBOX": "bare"})
+    refused = grade(course, preexec_fn=refuse_namespaces)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr[-2000:]
+    line = refused.stderr.strip().splitlines()[-1]
+    assert "not grading: the sandbox cannot hide" in line and "c.Autograder.accept_bare_sandbox = True" in line
+    assert "Operation not permitted" in line
+    assert scores(course) == {} and not list((course / "autograded").glob("*/*/*.ipynb"))
+
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write("\nc.Autograder.accept_bare_sandbox = True\n")
+    done = grade(course, preexec_fn=refuse_namespaces)
     assert done.returncode == 0, done.stderr
     assert "WARNING" in done.stderr and "OFF" in done.stderr and "hidden files" in done.stderr
+    assert f"WARNING: {BARE_WARNING}" in done.stdout
     got = scores(course)
     assert got["solution"] == FULL and got["wrong"]["test_concat_weights"] < 6.0
+    assert result(course, "solution")["sandbox_level"] == "bare"
+    from autograder.report.data import collect
+    from autograder.report.html import _bare_warning
+
+    data = collect(course, ASSIGNMENT)
+    assert data.bare == ["solution", "wrong"] and "2 of 2 students" in _bare_warning(data)
 
 
 def _course_with_source(root, change):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.scheduler import GradingStopped
+from autograder.sandbox.launch import AUTO
 
 CONNECT_SECONDS = 10.0
 # A Dask task costs a few ms of CPU across client, scheduler and worker, a sixth of a submission's grading:
@@ -154,10 +155,11 @@ class ClusterExecutor:
         self.client.close(timeout=CONNECT_SECONDS)
 
 
-def connect(address: str, hide: list[str], assignments: list[str], graders: Path | None = None) -> ClusterExecutor:
+def connect(address: str, hide: list[str], assignments: list[str], graders: Path | None = None,
+            level: str = AUTO) -> ClusterExecutor:
     """A client of the scheduler at `address` whose workers have the grader plugin (`plugin.GraderPlugin`),
-    with the course's own graders folder when it has one; `ClusterError`, one line, when it cannot be reached,
-    has no workers, or a worker cannot grade."""
+    with the course's own graders folder when it has one, and the sandbox level asked for (`sandbox.launch`);
+    `ClusterError`, one line, when it cannot be reached, has no workers, or a worker cannot grade."""
     try:
         from distributed import Client
     except ImportError:
@@ -176,7 +178,7 @@ def connect(address: str, hide: list[str], assignments: list[str], graders: Path
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
     try:
         client.wait_for_workers(1, timeout=CONNECT_SECONDS)
-        client.register_plugin(GraderPlugin(hide, assignments, pack_graders(graders) if graders else None))
+        client.register_plugin(GraderPlugin(hide, assignments, pack_graders(graders) if graders else None, level))
         workers = len(client.scheduler_info(n_workers=-1)["workers"])
     except Exception as exc:
         client.close(timeout=CONNECT_SECONDS)

@@ -15,6 +15,8 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
+from autograder.sandbox.launch import AUTO
+
 NAME = "autograder-grader"
 
 
@@ -24,18 +26,20 @@ class GraderPlugin(WorkerPlugin):
 
     name = NAME
 
-    def __init__(self, hide: list[str], assignments: list[str], graders: dict[str, bytes] | None = None) -> None:
+    def __init__(self, hide: list[str], assignments: list[str], graders: dict[str, bytes] | None = None,
+                 level: str = AUTO) -> None:
         self.hide = list(hide)
+        self.level = level  # the course's sandbox level (`sandbox.launch`): a worker refuses as the local pool does
         self.assignments = list(assignments)
         self.graders = dict(graders or {})  # a course's own graders folder (`pack_graders`); empty: the package's
         self.lock = threading.Lock()
         self.zygote: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"hide": self.hide, "assignments": self.assignments, "graders": self.graders}
+        return {"hide": self.hide, "assignments": self.assignments, "graders": self.graders, "level": self.level}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["hide"], state["assignments"], state["graders"])
+        self.__init__(state["hide"], state["assignments"], state["graders"], state["level"])
 
     async def setup(self, worker: Any) -> None:
         from autograder.graders import use_folder
@@ -59,7 +63,7 @@ class GraderPlugin(WorkerPlugin):
     def _start(self) -> None:
         from autograder.grading.pool import serve
 
-        self.zygote = serve(self.hide, self.assignments)
+        self.zygote = serve(self.hide, self.assignments, self.level)
 
     def teardown(self, worker: Any) -> None:
         # The worker is closing, or a new registration replaces this one (and may hide other paths).

@@ -42,22 +42,22 @@ def check_options(args) -> None:
 
 
 def run(args) -> int:
-    from autograder.sandbox.launch import launch, reap, requested_level
+    from autograder.sandbox.launch import launch, reap
 
     check_options(args)
     root = Path.cwd()
-    graders = _graders_folder(root)
-    hide = startup.hidden_paths(root, graders)
+    early = _early_settings(root)
+    hide = startup.hidden_paths(root, early.graders)
     if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster), not local ones
-        return _grade_on_cluster(args, root, hide, graders)
+        return _grade_on_cluster(args, root, hide, early)
     # The workers' zygotes start first, and boot while this process loads NumPy (until then one core
     # would have nothing to do); each worker takes one over.
-    launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
+    launched = [launch(early.sandbox_level, hide) for _ in range(args.jobs)]
     from autograder.grading.pool import start_pool
 
     # The workers fork now, from a process that has not loaded nbgrader or the gradebook, and load the
     # graders while this one does.
-    pool = start_pool(args.jobs, hide, args.assignment, launched, graders)
+    pool = start_pool(args.jobs, hide, args.assignment, launched, early.graders, early.sandbox_level)
     try:
         return _grade(args, root, hide, pool)
     finally:
@@ -66,11 +66,11 @@ def run(args) -> int:
             reap(zygote.process)
 
 
-def _grade_on_cluster(args, root: Path, hide: list[str], graders: Path | None) -> int:
+def _grade_on_cluster(args, root: Path, hide: list[str], early) -> int:
     from autograder.cluster.executor import ClusterError, connect
 
     try:
-        pool = connect(args.cluster, hide, [args.assignment], graders)
+        pool = connect(args.cluster, hide, [args.assignment], early.graders, early.sandbox_level)
     except ClusterError as exc:
         raise UserError(str(exc)) from None
     args.jobs = pool.jobs
@@ -80,18 +80,18 @@ def _grade_on_cluster(args, root: Path, hide: list[str], graders: Path | None) -
         pool.shutdown()
 
 
-def _graders_folder(root: Path) -> Path | None:
-    """The course's own graders folder, known before the sandbox starts (it hides them) and the workers
-    fork (they load them)."""
-    from autograder.course.settings import SettingsError, early_graders_folder
+def _early_settings(root: Path):
+    """The course's own graders folder and the sandbox level, known before the sandbox starts (it hides the
+    graders) and the workers fork (they load them)."""
+    from autograder.course.settings import SettingsError, early_settings
     from autograder.graders import use_folder
 
     try:
-        graders = early_graders_folder(root)
+        early = early_settings(root)
     except SettingsError as exc:
         raise UserError(str(exc)) from None
-    use_folder(graders)
-    return graders
+    use_folder(early.graders)
+    return early
 
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
@@ -118,6 +118,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from autograder.grading.writer import GradebookError, GradebookWriter
+    from autograder.sandbox.client import SandboxError
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
@@ -137,7 +138,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = grade_class(run, writer, progress)
-    except (AssignmentError, AssemblyError, GradebookError, GradingStopped) as exc:
+    except (AssignmentError, AssemblyError, GradebookError, GradingStopped, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()
@@ -170,3 +171,5 @@ def print_summary(summary, assignment: str, err) -> None:
                       + "; ".join(f"{name} ({isolation.PROTECTIONS[name][1]})" for name in summary.protections_off))
         else:
             print(f"sandbox: {summary.sandbox_level} isolation, all protections on")
+        if summary.sandbox_level == "bare":
+            print(f"WARNING: {isolation.BARE_WARNING}")

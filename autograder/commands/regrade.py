@@ -46,7 +46,7 @@ def run(args) -> int:
     from autograder.grading.pool import start_pool
     from autograder.grading.startup import hidden_paths
     from autograder.regrade.scratch import ScratchError, scratch_course
-    from autograder.sandbox.launch import launch, reap, requested_level
+    from autograder.sandbox.launch import launch, reap
 
     check_options(args)
     root = Path.cwd()
@@ -62,8 +62,8 @@ def run(args) -> int:
             except ScratchError as exc:
                 raise UserError(str(exc)) from None
             hide.append(str(folder))
-        launched = [launch(requested_level(), hide) for _ in range(args.jobs)]
-        pool = start_pool(args.jobs, hide, args.assignment, launched, settings.graders)
+        launched = [launch(settings.sandbox_level, hide) for _ in range(args.jobs)]
+        pool = start_pool(args.jobs, hide, args.assignment, launched, settings.graders, settings.sandbox_level)
         try:
             done = _regrade(args, settings, grading, hide, pool)
         finally:
@@ -85,6 +85,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.grading.writer import GradebookError
     from autograder.regrade import audit, diff, snapshot
     from autograder.regrade.policy import NoDecrease, PolicyWriter
+    from autograder.sandbox.client import SandboxError
     from autograder.terminal import visible
 
     assignment = args.assignment
@@ -119,7 +120,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
             summary = grade_class(run, writer, progress)
         after = snapshot.read(writer.db.rows, assignment)
         checks_after = snapshot.results(lambda s: grading.path("autograded", s, assignment), students)
-    except (AssignmentError, AssemblyError, GradebookError) as exc:
+    except (AssignmentError, AssemblyError, GradebookError, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()

@@ -37,10 +37,12 @@ def run(args) -> int:
     from autograder.cluster.executor import ClusterError
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, ensure_assignment
-    from autograder.grading.pool import start_pool
+    from autograder.grading.pool import sandbox_ready, start_pool
     from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
     from autograder.grading.writer import GradebookError, GradebookWriter
+    from autograder.sandbox.client import SandboxError
+    from autograder.sandbox.isolation import BARE_WARNING
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
@@ -77,10 +79,10 @@ def run(args) -> int:
         if args.cluster:  # the jobs go to a Dask cluster's workers (autograder.cluster)
             from autograder.cluster.executor import connect
 
-            pool = connect(args.cluster, hide, list(assignments), settings.graders)
+            pool = connect(args.cluster, hide, list(assignments), settings.graders, settings.sandbox_level)
             args.jobs = pool.jobs
         else:
-            pool = start_pool(args.jobs, hide, assignments[0], graders=settings.graders)
+            pool = start_pool(args.jobs, hide, assignments[0], graders=settings.graders, level=settings.sandbox_level)
     except ClusterError as exc:
         lock.release()
         raise UserError(str(exc)) from None
@@ -97,11 +99,15 @@ def run(args) -> int:
         for assignment in assignments:
             ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
+        level = pool.submit(sandbox_ready).result()  # nothing is watched where the sandbox would refuse
         watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
         workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers"
-        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}); Ctrl-C stops")
+        log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}, sandbox level {level}); "
+            "Ctrl-C stops")
+        if level == "bare":
+            log(f"WARNING: {BARE_WARNING}")
         watcher.run(stop)
-    except (AssignmentError, GradebookError, GradingStopped) as exc:
+    except (AssignmentError, GradebookError, GradingStopped, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
         (watcher.pool if watcher else pool).shutdown(wait=True, cancel_futures=True)

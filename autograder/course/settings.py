@@ -104,6 +104,12 @@ class CourseSettings:
         return pattern.get("pattern") if pattern.get("enabled", False) else None
 
     @cached_property
+    def sandbox_level(self) -> str:
+        """The level the sandbox is asked for (`sandbox.launch`): isolated or nothing, unless the course accepts
+        the bare level (`c.Autograder.accept_bare_sandbox = True`)."""
+        return sandbox_level(self.config)
+
+    @cached_property
     def graders(self) -> Path | None:
         """The course's own graders folder (`c.Autograder.graders`), None for this package's."""
         return graders_folder(self.config, self.root)
@@ -120,18 +126,34 @@ class CourseSettings:
         return list(dict(self.section("Autograde").get("exclude_overwriting", {})).get(assignment, []))
 
 
-AUTOGRADER_KEYS = ("graders",)  # c.Autograder.*
+AUTOGRADER_KEYS = ("graders", "accept_bare_sandbox")  # c.Autograder.*
 
 
-def graders_folder(config: Any, root: Path) -> Path | None:
-    """`c.Autograder.graders`: the folder of the course's hidden graders (one package per assignment),
-    relative to the course root; None when unset (this package's own `autograder/graders/`)."""
+def autograder_section(config: Any) -> dict[str, Any]:
+    """`c.Autograder.*`, every key known."""
     section = config.get("Autograder", {})
     for key in section:
         if key not in AUTOGRADER_KEYS:
             raise SettingsError(f"{CONFIG_FILE}: c.Autograder.{key}: unknown setting "
                                 f"(known: {', '.join(AUTOGRADER_KEYS)})")
-    value = section.get("graders")
+    return dict(section)
+
+
+def sandbox_level(config: Any) -> str:
+    """`c.Autograder.accept_bare_sandbox`: True lets grading fall back to the bare sandbox (no namespaces:
+    student code can read the course) where the host refuses namespaces; unset or False, grading refuses."""
+    from autograder.sandbox.launch import AUTO, AUTO_OR_BARE, requested_level
+
+    value = autograder_section(config).get("accept_bare_sandbox", False)
+    if not isinstance(value, bool):
+        raise SettingsError(f"{CONFIG_FILE}: c.Autograder.accept_bare_sandbox must be True or False, not {value!r}")
+    return requested_level(AUTO_OR_BARE if value else AUTO)
+
+
+def graders_folder(config: Any, root: Path) -> Path | None:
+    """`c.Autograder.graders`: the folder of the course's hidden graders (one package per assignment),
+    relative to the course root; None when unset (this package's own `autograder/graders/`)."""
+    value = autograder_section(config).get("graders")
     if value is None:
         return None
     if not isinstance(value, str | os.PathLike) or not str(value):
@@ -142,24 +164,35 @@ def graders_folder(config: Any, root: Path) -> Path | None:
     return folder
 
 
-def early_graders_folder(folder: Path) -> Path | None:
-    """`c.Autograder.graders` of the course in `folder`, read before a grading command's workers start (they
-    load the graders while the rest of the course is read). A file that does not mention the section
-    cannot set it, and is not loaded twice; a file that cannot be read is `read_course`'s to report."""
+@dataclass(frozen=True)
+class EarlySettings:
+    """What a grading command needs before its workers start: where the graders are (they load them while the
+    rest of the course is read) and the sandbox level its zygotes are launched at."""
+
+    graders: Path | None
+    sandbox_level: str
+
+
+def early_settings(folder: Path) -> EarlySettings:
+    """`c.Autograder.*` of the course in `folder`. A file that does not mention the section cannot set it, and
+    is not loaded twice; a file that cannot be read is `read_course`'s to report."""
+    from traitlets.config import Config
+
+    config = Config()
     path = folder / CONFIG_FILE
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return None
-    if "Autograder" not in text and "load_subconfig" not in text:
-        return None
-    from traitlets.config.loader import PyFileConfigLoader
+        text = ""
+    if "Autograder" in text or "load_subconfig" in text:
+        from traitlets.config.loader import PyFileConfigLoader
 
-    try:
-        config = PyFileConfigLoader(CONFIG_FILE, path=str(folder)).load_config()
-    except Exception:  # read_course says what is wrong with it, in one line
-        return None
-    return graders_folder(config, folder.resolve())
+        try:
+            config = PyFileConfigLoader(CONFIG_FILE, path=str(folder)).load_config()
+        except Exception:  # read_course says what is wrong with it, in one line
+            config = Config()
+    return EarlySettings(graders_folder(config, folder.resolve()), sandbox_level(config))
+
 
 
 def sqlite_path(db_url: str) -> str | None:
@@ -218,4 +251,5 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False) -> Co
     from autograder.graders import use_folder
 
     use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders
+    settings.sandbox_level  # noqa: B018 - a wrong c.Autograder.accept_bare_sandbox is one line, here
     return settings

@@ -141,6 +141,7 @@ class SubmissionResult:
     seconds: float = 0.0
     cells: list[CellResult] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # what in the submission folder was left out, and why
+    sandbox_level: str = ""  # "full", "userns" or "bare" (`sandbox.isolation`): the class report shows "bare"
 
     @property
     def score(self) -> float:

@@ -13,21 +13,23 @@ from autograder.grading.model import Job, Outcome
 from autograder.grading.submission import grade_submission
 from autograder.sandbox.client import Zygote
 from autograder.sandbox.isolation import PR_SET_PDEATHSIG, prctl
-from autograder.sandbox.launch import Launched
+from autograder.sandbox.launch import AUTO, Launched
 
 
 class Worker:
-    """A worker process's own state: what its sandbox hides, and its zygote (started again if it died)."""
+    """A worker process's own state: what its sandbox hides, at what level (`sandbox.launch`), and its zygote
+    (started again if it died)."""
 
-    def __init__(self, hide: list[str]) -> None:
+    def __init__(self, hide: list[str], level: str = AUTO) -> None:
         self.hide = hide
+        self.level = level
         self._zygote: Zygote | None = None
 
     def zygote(self, launched: Launched | None = None) -> Zygote:
         """The worker's zygote, started on first use; `launched`: one the main process started for this worker
         already (see `autograder.sandbox.launch`)."""
         if self._zygote is None or not self._zygote.alive():
-            self._zygote = Zygote(hide=self.hide, launched=launched)
+            self._zygote = Zygote(self.level, self.hide, launched)
             self._zygote.start()
         elif launched is not None:
             launched.close()
@@ -38,7 +40,7 @@ class Worker:
 _worker = Worker([])
 
 
-def _init_worker(hide: list[str], parent: int, assignment: str | None, launched: list[Launched],
+def _init_worker(hide: list[str], level: str, parent: int, assignment: str | None, launched: list[Launched],
                  tickets: int | None, graders: Path | None) -> None:
     """Take over a zygote the main process started (by a ticket from the `tickets` pipe: one each) or
     start one, and load the assignment's graders meanwhile; if either fails, the first job tries again
@@ -49,7 +51,7 @@ def _init_worker(hide: list[str], parent: int, assignment: str | None, launched:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(0)
-    _worker.hide = list(hide)
+    _worker.hide, _worker.level = list(hide), level
     mine = None
     if tickets is not None:
         ticket = os.read(tickets, 1)  # a byte read from a pipe is no other worker's
@@ -83,11 +85,12 @@ def _ready() -> None:
 
 
 def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: str | None = None,
-               launched: list[Launched] | tuple[Launched, ...] = (), graders: Path | None = None
-               ) -> ProcessPoolExecutor:
+               launched: list[Launched] | tuple[Launched, ...] = (), graders: Path | None = None,
+               level: str = AUTO) -> ProcessPoolExecutor:
     """The worker processes, started before the gradebook is opened; the assignment's graders load in
     each meanwhile. `launched`: zygotes already started, one for each of the first workers (any other
-    worker starts its own); `graders`: the course's own graders folder (None: this package's)."""
+    worker starts its own); `graders`: the course's own graders folder (None: this package's); `level`: the
+    sandbox level asked for (`CourseSettings.sandbox_level`)."""
     context = get_context("fork") if sys.platform == "linux" else get_context("spawn")
     # Only forked workers inherit them; spawned ones start their own, and these end unused.
     handed = list(launched) if context.get_start_method() == "fork" else []
@@ -97,7 +100,7 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
         os.write(feed, bytes(range(min(len(handed), 256))))
         os.close(feed)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                               initargs=(list(hide), os.getpid(), assignment, handed, tickets, graders))
+                               initargs=(list(hide), level, os.getpid(), assignment, handed, tickets, graders))
     pool.submit(_ready)  # forks every worker now (the fork context starts them all at once)
     if tickets is not None:
         os.close(tickets)
@@ -106,18 +109,25 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
     return pool
 
 
-def serve(hide: list[str], assignments: list[str]) -> Zygote:
+def serve(hide: list[str], assignments: list[str], level: str = AUTO) -> Zygote:
     """Make this process a grading worker of another executor's (a Dask worker, `autograder.cluster`): what its
     sandbox hides, the assignments' graders loaded with their plans, and its zygote."""
     from autograder.grading.callplan import prepare
 
-    _worker.hide = list(hide)
+    _worker.hide, _worker.level = list(hide), level
     for assignment in assignments:
         try:
             prepare(assignment)
         except Exception:  # noqa: S110 - no such graders: the instructor hears of it from check_graders
             pass
     return _worker.zygote()
+
+
+def sandbox_ready() -> str:
+    """In a worker, before any student: its zygote is up at the level asked for, or `SandboxError` says in one
+    line why nothing can be graded (the host refuses namespaces and the course does not accept the bare
+    level). Returns the level reached."""
+    return _worker.zygote().info.level
 
 
 def work(job: Job) -> Outcome:

@@ -18,7 +18,7 @@ from autograder.course.submitted import folder_problem, read_timestamp
 from autograder.grading.assignment import check_graders
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import Outcome, SourceNotebook, SubmissionResult
-from autograder.grading.pool import start_pool, work
+from autograder.grading.pool import sandbox_ready, start_pool, work
 from autograder.grading.prepare import Prepared, prepare, unreadable_outcome
 from autograder.grading.recording import Batch, record
 
@@ -107,7 +107,7 @@ class ClassRun:
     jobs: int
     hide: list[str]
     pool: ProcessPoolExecutor
-    checked: Future  # check_graders, running in a worker: its error stops grading before anything is written
+    checked: Future  # ready_to_grade, running in a worker: its error stops grading before anything is written
     modules: dict[str, str] = field(default_factory=dict)
     preload: list[str] = field(default_factory=list)
     queue: list[str] = field(default_factory=list)  # students still to prepare, the next one last
@@ -132,11 +132,18 @@ class ClassRun:
             unfinished += 1
 
 
+def ready_to_grade(sources: list[SourceNotebook]) -> None:
+    """In a worker, before any student: its sandbox is up (else `SandboxError`, one line: nothing is graded
+    where student code could read the graders), and each grade cell's graders are worth its points."""
+    sandbox_ready()
+    check_graders(sources)
+
+
 def start_class(settings: CourseSettings, assignment: str, sources: list[SourceNotebook], students: list[str],
                 force: bool, jobs: int, hide: list[str] | tuple[str, ...], pool: ProcessPoolExecutor) -> ClassRun:
     """Decide who is graded and put the first jobs in the workers' hands. Nothing here needs the gradebook
     writer: the grade command calls this before loading it, and the first submissions run meanwhile."""
-    run = ClassRun(settings, assignment, sources, jobs, list(hide), pool, pool.submit(check_graders, sources))
+    run = ClassRun(settings, assignment, sources, jobs, list(hide), pool, pool.submit(ready_to_grade, sources))
     run.modules, run.preload = instructor_files(settings, sources, assignment)
     todo = []
     submitted = settings.path("submitted", ".", ".")
@@ -218,7 +225,8 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
                     broken.append((prepared, tries))
                     pending.pop(future)
                 run.pool.shutdown(wait=False, cancel_futures=True)
-                run.pool = start_pool(run.jobs, run.hide, assignment, graders=run.settings.graders)
+                run.pool = start_pool(run.jobs, run.hide, assignment, graders=run.settings.graders,
+                                      level=run.settings.sandbox_level)
                 for prepared, tries in broken:
                     if tries >= 1:
                         result = SubmissionResult(prepared.student, assignment, message="grading crashed twice")

@@ -78,7 +78,7 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
             notes.append(LIMIT_NOTES[limit].format(limits=job.limits))
     result.message = "; ".join(dict.fromkeys(notes))[:2000]
     result.seconds = round(time.monotonic() - started, 4)
-    outcome.sandbox_level = zygote.info.level if zygote.info else ""
+    outcome.sandbox_level = result.sandbox_level = zygote.info.level if zygote.info else ""
     outcome.protections_off = zygote.info.missing if zygote.info else []
     return outcome
 

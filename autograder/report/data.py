@@ -101,6 +101,11 @@ class ClassData:
         return sorted(s for s, version in self.versions.items() if version != self.current_version)
 
     @property
+    def bare(self) -> list[str]:
+        """Students graded at the bare sandbox level, where their code could read the course."""
+        return sorted(s.student for s in self.submissions if s.result and s.result.sandbox_level == "bare")
+
+    @property
     def blank(self) -> list[str]:
         """Students who submitted the release as it was: no attempt, apart from attempts that scored 0."""
         return [s.student for s in self.submissions if s.blank]

@@ -11,6 +11,7 @@ from datetime import datetime
 from html import escape
 
 from autograder.report.data import ClassData
+from autograder.sandbox.isolation import BARE_WARNING
 from autograder.terminal import percent
 
 CSS = """
@@ -272,6 +273,15 @@ def _student_section(data: ClassData) -> str:
 FORMGRADER = "http://localhost:8888/formgrader"
 
 
+def _bare_warning(data: ClassData) -> str:
+    """First on the page: scores from the bare sandbox are only as trustworthy as the students whose code made
+    them (it could read the graders and solutions)."""
+    if not data.bare:
+        return ""
+    return _metric("bare-sandbox", f"{len(data.bare)} of {len(data.submissions)} students were graded at the bare "
+                   f"sandbox level: {BARE_WARNING}.", "p", "bad")
+
+
 def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formgrader: str = FORMGRADER) -> str:
     """The page for `data`; `charts` holds the PNGs named scores, pass_rates, misconceptions, seconds."""
     title = f"Class report: {data.assignment}"
@@ -282,6 +292,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         f"<style>{CSS}</style></head><body><main>"
         f"<h1>{escape(title)}</h1>"
         f'<p class="sub">{course}generated {generated:%Y-%m-%d %H:%M}</p>'
+        + _bare_warning(data)
         + _headline(data)
         + _scores_section(data, charts)
         + _exercise_section(data, charts)

@@ -22,7 +22,7 @@ import numpy as np
 
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import isolation, wire
-from autograder.sandbox.launch import Launched, launch, reap, requested_level
+from autograder.sandbox.launch import AUTO, AUTO_OR_BARE, Launched, launch, reap, requested_level
 from autograder.sandbox.limits import Limits
 from autograder.student import StudentError
 
@@ -37,6 +37,14 @@ FUNCTION_NAMES: Mapping[int, str] = {id(f): name for name, f in ACTIVATIONS.item
 
 class SandboxError(Exception):
     """The sandbox machinery itself failed (not the submission): the zygote could not start."""
+
+
+def refusal(why: str) -> str:
+    """Why nothing is graded where the sandbox cannot hide the course, and the ways out: one line."""
+    return (f"not grading: the sandbox cannot hide the graders, solutions and gradebook from student code here "
+            f"({why}). Grade where Linux namespaces are allowed (as root or in a privileged container, or with "
+            f"unprivileged user namespaces enabled), or accept the bare sandbox, under which student code can "
+            f"read them, with c.Autograder.accept_bare_sandbox = True in nbgrader_config.py")
 
 
 class BoundaryError(BaseException):
@@ -71,7 +79,7 @@ class ZygoteInfo:
 class Zygote:
     """A fork server for sandboxed submissions (see `autograder.sandbox.zygote`)."""
 
-    def __init__(self, level: str = "auto", hide: list[str] | tuple[str, ...] = (),
+    def __init__(self, level: str = AUTO, hide: list[str] | tuple[str, ...] = (),
                  launched: Launched | None = None) -> None:
         """`launched`: this zygote, started already by another process (see `launch`), to take over."""
         self.requested = requested_level(level)
@@ -99,6 +107,8 @@ class Zygote:
             self.close()
             if level == "bare" or attempt:
                 raise SandboxError(f"the sandbox could not start: {hello['error']}")
+            if self.requested != AUTO_OR_BARE:  # fail closed: never the bare level unless the course accepts it
+                raise SandboxError(refusal(hello["error"]))
             notes.append(hello["error"])
             level = "bare"
         raise SandboxError("unreachable")

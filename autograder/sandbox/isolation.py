@@ -40,6 +40,10 @@ PROTECTIONS = {
     "unprivileged uid": (("full",), "it runs as nobody (65534), so no root rights and a process limit"),
 }
 
+# What every command that grades says, plainly, when it grades at the bare level (the course accepted it).
+BARE_WARNING = ("the bare sandbox (c.Autograder.accept_bare_sandbox): student code can read the graders, the "
+                "solutions in source/ and the gradebook; grade where Linux namespaces are allowed to hide them")
+
 _libc = ctypes.CDLL(None, use_errno=True) if platform.system() == "Linux" else None
 
 

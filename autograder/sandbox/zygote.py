@@ -75,10 +75,8 @@ def warm_up() -> None:
 
 
 def choose_level(requested: str) -> str:
-    if requested != "auto":
+    if requested not in ("auto", "auto-or-bare"):  # launch.AUTO, launch.AUTO_OR_BARE
         return requested
-    if sys.platform != "linux":
-        return "bare"
     return "full" if os.geteuid() == 0 else "userns"
 
 
@@ -93,6 +91,8 @@ def main() -> int:
     if why:
         notes.append(why)
     if level != "bare":
+        if sys.platform != "linux":
+            return _refuse(control, level, OSError(0, f"{sys.platform} has no Linux namespaces"))
         try:
             isolation.enter_namespaces(level)
         except OSError as exc:
