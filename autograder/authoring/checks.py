@@ -22,6 +22,24 @@ class Finding:
         return f"{self.status:<4} {self.text}"
 
 
+def check_sandbox(settings: CourseSettings) -> Finding:
+    """Whether this machine can grade the course: the sandbox started as grading starts it, and the level
+    reached (a refusal where the host refuses namespaces and the course does not accept the bare level)."""
+    from autograder.grading.startup import hidden_paths
+    from autograder.sandbox.client import SandboxError, Zygote
+    from autograder.sandbox.isolation import BARE_WARNING
+
+    try:
+        with Zygote(settings.sandbox_level, hidden_paths(settings.root, settings.graders)) as zygote:
+            info = zygote.info
+    except SandboxError as exc:
+        return Finding("FAIL", str(exc))
+    if info.level == "bare":
+        return Finding("note", f"sandbox: {BARE_WARNING}")
+    off = f" (off here: {', '.join(info.missing)})" if info.missing else ""
+    return Finding("ok", f"sandbox: {info.level} isolation on this machine, the course hidden from student code{off}")
+
+
 def check_assignment(settings: CourseSettings, assignment: str) -> list[Finding]:
     """Every finding for one assignment of the course (the graders folder already in use: `read_course`)."""
     from autograder.graders.exercise import assignment_folder

@@ -14,7 +14,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from autograder.authoring.checks import check_assignment
+    from autograder.authoring.checks import check_assignment, check_sandbox
     from autograder.course.settings import SettingsError, read_course
     from autograder.terminal import visible
 
@@ -25,7 +25,9 @@ def run(args) -> int:
     assignments = args.assignment or settings.assignments
     if not assignments:
         raise UserError(f"no assignments in {settings.path('source', '.', '.').resolve()}")
-    failed = 0
+    sandbox = check_sandbox(settings)
+    print(visible(f"course: {sandbox}"))
+    failed = sandbox.status == "FAIL"
     for assignment in assignments:
         for finding in check_assignment(settings, assignment):
             print(visible(f"{assignment}: {finding}"))
