@@ -253,3 +253,43 @@ def test_limits_are_said_plainly_and_output_is_capped(attacked):
     flood = course / "autograded" / "output_flood" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert flood.stat().st_size < 2_000_000
     assert "output limit reached" in outputs_text(course, "output_flood")
+
+
+# The cheats that aim at the score, at the levels below "full": whatever the sandbox can hide, none of them
+# earns more than the wrong answer it carries. At "bare" (accepted only in so many words) student code can read
+# the course, so the cheats that read, write or connect are left out there: the README says what is lost.
+SCORE_CHEATS = ("patch_allclose", "shadow_modules", "lying_subclass", "output_hooks", "edits_test_cells")
+
+
+@pytest.fixture(scope="module", params=["userns", "bare"])
+def cheated_at(request, tmp_path_factory):
+    level = request.param
+    course = make_course(tmp_path_factory.mktemp(f"cheats-{level}") / "course", "c.Execute.timeout = 3")
+    submit(course, "solution")
+    submit(course, "wrong", [WRONG])
+    names = SCORE_CHEATS + (("reads_secrets",) if level == "userns" else ())
+    repo = Path(__file__).resolve().parent.parent
+    for name in names:
+        spec = ATTACKS[name]
+        answers = [Answer(a.exercise, a.name, a.code.replace("{course}", str(course)).replace("{repo}", str(repo)))
+                   for a in spec.get("answers", [])]
+        edit = replace_and_delete if spec.get("edit") == "replace_and_delete" else spec.get("edit")
+        submit(course, name, answers, edit=edit, files=spec.get("files"))
+    done = grade(course, env={"AUTOGRADER_SANDBOX": level}, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return level, course, done
+
+
+def test_score_cheats_hold_at_every_level(cheated_at):
+    level, course, done = cheated_at
+    assert f"sandbox level '{level}'" in done.stderr  # the summary names what is off at this level
+    assert result(course, "solution")["sandbox_level"] == level
+    got = scores(course)
+    assert got["solution"] == FULL
+    for name in SCORE_CHEATS:
+        if name == "lying_subclass":
+            assert got[name]["test_concat_weights"] == 0.0 and got[name]["test_sigmoid"] == 7.0
+        else:
+            assert got[name] == got["wrong"], name
+    if level == "userns":
+        assert "read nothing" in outputs_text(course, "reads_secrets")

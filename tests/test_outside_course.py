@@ -8,10 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import distributed
 import nbformat
+import pytest
 
 from autograder.devtools.repo import ROOT
 from autograder.notebook import grade_id, is_solution, is_test_cell
@@ -123,3 +125,78 @@ def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
         assert f"hint [{HINT}]" in text and HINT_TEXT.split(":")[0] in text, text[:2000]
 
     assert package_digest() == before, "a file of the framework changed"
+
+
+# A course of another instructor's, with a venv of its own made as the README says, in two places: under /tmp
+# (which the sandbox replaces with each submission's own scratch folder), and inside a course in the home
+# folder (which the sandbox hides). Both environments are built at once: pip's install is the cost here.
+PLACES = ("tmp", "home")
+SOFTMAX = "softmax_rows"
+SOFTMAX_RIGHT = ("import matplotlib.pyplot as plt\n\ndef softmax_rows(x):\n"
+                 "    z = np.exp(x - np.max(x, axis=1, keepdims=True))\n    return z / z.sum(axis=1, keepdims=True)\n")
+PEEK = ("import glob, os\nfound = [p for p in glob.glob('{course}/**', recursive=True)\n"
+        "         if os.path.isfile(p) and '/.venv/' not in p]\n"
+        "print('PEEKED', found)\n\ndef softmax_rows(x):\n    return np.asarray(x)\n")
+
+
+@pytest.fixture(scope="module")
+def own_courses(tmp_path_factory):
+    home = Path(tempfile.mkdtemp(prefix="autograder-test-", dir=Path.home()))
+    where = {"tmp": (tmp_path_factory.mktemp("outside") / "venv", tmp_path_factory.mktemp("outside") / "course"),
+             "home": (home / "course" / ".venv", home / "course")}
+    try:
+        builds = []
+        for venv, course in where.values():
+            course.mkdir(parents=True, exist_ok=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+            builds.append(subprocess.Popen([str(venv / "bin" / "pip"), "install", "-q", "-e", str(ROOT)],
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        for build in builds:
+            out, _ = build.communicate(timeout=900)
+            assert build.returncode == 0, out[-3000:]
+        yield where
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def in_venv(venv: Path, course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(venv)}
+    done = subprocess.run(args, cwd=course, env=env, capture_output=True, text=True, timeout=900)
+    assert not check or done.returncode == 0, f"{args}: {done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    return done
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_course_with_its_own_venv_grades_right_answers_and_hides_its_graders(own_courses, place):
+    venv, course = own_courses[place]
+    (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "my-course"\n')
+    in_venv(venv, course, "autograder", "new", SOFTMAX, SOFTMAX)
+    edit(course / "source" / SOFTMAX / f"{SOFTMAX}.ipynb", "result = 2 * np.asarray(x)",
+         "result = np.exp(x - np.max(x, axis=1, keepdims=True)); result = result / result.sum(axis=1, keepdims=True)")
+    edit(course / "graders" / SOFTMAX / "reference.py", "return 2 * np.asarray(x)",
+         "z = np.exp(x - np.max(x, axis=1, keepdims=True))\n    return z / z.sum(axis=1, keepdims=True)")
+    edit(course / "source" / SOFTMAX / "selfcheck.py", "expected = np.array([[2.0], [4.0]])",
+         "expected = np.ones((2, 1))")
+    in_venv(venv, course, "autograder", "release")
+    assert "FAIL" not in in_venv(venv, course, "autograder", "check").stdout
+    release = course / "release" / SOFTMAX
+    for student, answer in (("right", SOFTMAX_RIGHT), ("peek", PEEK.format(course=course))):
+        folder = course / "submitted" / student / SOFTMAX
+        folder.mkdir(parents=True)
+        notebook = nbformat.read(str(release / f"{SOFTMAX}.ipynb"), as_version=4)
+        next(c for c in notebook.cells if is_solution(c)).source = answer
+        nbformat.write(notebook, str(folder / f"{SOFTMAX}.ipynb"))
+        shutil.copy(release / "selfcheck.py", folder)
+    by_nbgrader = course.parent / f"{course.name}-nbgrader"
+    shutil.copytree(course, by_nbgrader, ignore=shutil.ignore_patterns(".venv"))
+    try:
+        graded = in_venv(venv, course, "autograder", "grade", SOFTMAX)
+        assert "sandbox: full isolation, all protections on" in graded.stdout
+        in_venv(venv, by_nbgrader, "nbgrader", "autograde", SOFTMAX)
+        for folder in (course, by_nbgrader):
+            got = gradebook_scores(f"sqlite:///{folder / 'gradebook.db'}", SOFTMAX)
+            assert got["right"] == {f"test_{SOFTMAX}": 3.0}, (folder.name, got)
+        peeked = (course / "autograded" / "peek" / SOFTMAX / f"{SOFTMAX}.ipynb").read_text()
+        assert "PEEKED []" in peeked, peeked[:3000]
+    finally:
+        shutil.rmtree(by_nbgrader, ignore_errors=True)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.settings import SettingsError, early_graders_folder, read_course
+from autograder.course.settings import SettingsError, early_settings, read_course
 from autograder.graders.exercise import GradersError, exercises, reference_function, run_exercise
 from autograder.grading.startup import hidden_paths
 from autograder.hints import HINTS, hint_text
@@ -43,7 +43,7 @@ def test_a_course_graders_folder_is_read_imported_and_hidden(tmp_path):
     root = course(tmp_path, 'c.Autograder.graders = "my_graders"')
     settings = read_course(root)
     assert settings.graders == (root / "my_graders").resolve()
-    assert early_graders_folder(root) == settings.graders
+    assert early_settings(root).graders == settings.graders
     assert str(settings.graders) in hidden_paths(root, settings.graders)
     assert exercises(ASSIGNMENT) == ("double",)
 
@@ -64,13 +64,14 @@ def test_a_course_graders_folder_is_read_imported_and_hidden(tmp_path):
 def test_without_the_setting_the_graders_are_the_packages(tmp_path):
     root = course(tmp_path, 'c.CourseDirectory.course_id = "x"')
     assert read_course(root).graders is None
-    assert early_graders_folder(root) is None
+    assert early_settings(root).graders is None
 
 
 @pytest.mark.parametrize("config, message", [
     ('c.Autograder.graders = "nowhere"', "c.Autograder.graders = 'nowhere': no such folder"),
-    ('c.Autograder.grader = "my_graders"', "c.Autograder.grader: unknown setting (known: graders)"),
+    ('c.Autograder.grader = "my_graders"', "c.Autograder.grader: unknown setting (known: graders, "),
     ("c.Autograder.graders = 3", "c.Autograder.graders must be a folder's path, not 3"),
+    ('c.Autograder.accept_bare_sandbox = "yes"', "c.Autograder.accept_bare_sandbox must be True or False, not 'yes'"),
 ])
 def test_a_wrong_setting_is_one_line_naming_the_file(tmp_path, config, message):
     root = course(tmp_path, config)
@@ -78,3 +79,11 @@ def test_a_wrong_setting_is_one_line_naming_the_file(tmp_path, config, message):
         read_course(root)
     assert str(caught.value).startswith("nbgrader_config.py: ") and message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_the_sandbox_level_is_isolated_unless_the_course_accepts_bare(tmp_path, monkeypatch):
+    monkeypatch.delenv("AUTOGRADER_SANDBOX", raising=False)
+    assert read_course(course(tmp_path / "a", 'c.CourseDirectory.course_id = "x"')).sandbox_level == "auto"
+    accepting = course(tmp_path / "b", "c.Autograder.accept_bare_sandbox = True")
+    assert read_course(accepting).sandbox_level == "auto-or-bare"
+    assert early_settings(accepting).sandbox_level == "auto-or-bare"
