@@ -156,7 +156,7 @@ def test_the_watcher_grades_on_the_cluster(cluster, tmp_path):
         for one in handed:
             wait_for(lambda one=one: feedback_of(watched, one).is_file(), 120, f"feedback for {one.name}", watcher.log)
     assert watcher.code == 0
-    assert f"(the Dask cluster at {cluster.scheduler_address})" in watcher.log()
+    assert f"(the Dask cluster at {cluster.scheduler_address}, sandbox level full)" in watcher.log()
     got = scores(watched.course)
     assert sum(got["bo"].values()) == 46.0
     assert got["ada"]["test_concat_weights"] == 0.0 and sum(got["ada"].values()) == 40.0
