@@ -36,7 +36,7 @@ def log(line: str) -> None:
 def run(args) -> int:
     from autograder.cluster.executor import ClusterError
     from autograder.course.settings import SettingsError, read_course
-    from autograder.grading.assignment import AssignmentError, ensure_assignment
+    from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
     from autograder.grading.pool import sandbox_ready, start_pool
     from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
@@ -100,6 +100,8 @@ def run(args) -> int:
             ensure_assignment(settings, writer, assignment)
         ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
         level = pool.submit(sandbox_ready).result()  # nothing is watched where the sandbox would refuse
+        for assignment in assignments:  # an instructor's mistake in the graders is one line, before any student
+            pool.submit(check_graders, writer.source_notebooks(assignment)).result()
         watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
         workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers"
         log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}, sandbox level {level}); "

@@ -1,10 +1,13 @@
 """The watcher's loop: find submissions in nbgrader's exchange, collect, grade, release feedback.
 
-Grading is `autograder grade`'s own (`grading.scheduler.start_class` and `grade_class` with one gradebook writer
-and one pool of workers, each with its warm zygote, for the watcher's lifetime), so the gradebook rows,
-`autograded/` folders and result files are the same. Each round takes at most one submission per student
-(their earliest waiting one): a student's submissions are graded in order, and a student who submits a
-hundred times waits their turn behind everyone else's next one.
+Grading is `autograder grade`'s own (`grading.prepare`, the pool's `work`, `grading.recording` with one gradebook
+writer and one pool of workers, each with its warm zygote, for the watcher's lifetime), so the gradebook rows,
+`autograded/` folders and result files are the same. Submissions are graded as workers free up, not in
+rounds: each one's feedback is released as soon as it is graded, whatever the others still take. A student has
+at most one submission in the workers' hands (their earliest waiting one: a student's submissions are graded
+in order), so a student who submits a hundred times, or whose notebook sleeps in every cell, holds up only
+their own. New names in `inbound/` are read a bounded number per poll, shared out among the students they
+name: a flood of entries is read a slice at a time, and costs first the student it names.
 """
 
 import gc
@@ -14,7 +17,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from hashlib import sha256
@@ -22,9 +26,12 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
-from autograder.grading.model import RESULT_FILE
+from autograder.grading.instructor import instructor_files
+from autograder.grading.model import RESULT_FILE, Outcome, SubmissionResult
+from autograder.grading.pool import start_pool, work
+from autograder.grading.prepare import AssemblyError, Prepared, prepare, unreadable_outcome
+from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
-from autograder.grading.scheduler import grade_class, start_class
 from autograder.grading.writer import GradebookError, GradebookWriter
 from autograder.terminal import visible
 from autograder.watch.exchange import (
@@ -45,8 +52,13 @@ from autograder.watch.policy import Policy
 RETRY_SECONDS = 5.0
 RETRY_MAX_SECONDS = 300.0
 # A folder `nbgrader submit` has not finished after this long is refused (a submit that died half-way, or
-# a folder made by hand).
+# a folder made by hand); until then it is looked at again this often, not at every poll.
 UNFINISHED_SECONDS = 300.0
+UNFINISHED_RECHECK_SECONDS = 5.0
+# New names in inbound/ read per poll, shared out among the students they name (a name's first part).
+NAMES_PER_POLL = 500
+# Refusals named one by one in the log per poll; the rest are counted in one line (all are in the ledger).
+REFUSALS_LOGGED = 20
 
 
 def utcnow() -> datetime:
@@ -59,6 +71,17 @@ class Graded:
     max_score: float
 
 
+@dataclass
+class InFlight:
+    """A submission in a worker's hands: what it is, what was collected, and what the writer needs."""
+
+    entry: Entry
+    got: Collected | None  # None: a best attempt graded again into the gradebook, its feedback not released
+    prepared: Prepared
+    started: float  # time.monotonic() when it was collected
+    tries: int = 0
+
+
 class Watcher:
     def __init__(self, settings: CourseSettings, assignments: tuple[str, ...], policy: Policy,
                  exchange: Exchange, ledger: Ledger, writer: GradebookWriter, pool: ProcessPoolExecutor,
@@ -67,30 +90,45 @@ class Watcher:
         self.exchange, self.ledger, self.writer = exchange, ledger, writer
         self.pool, self.jobs, self.hide, self.log = pool, jobs, hide, log
         self.sources: dict[str, list[SourceNotebook]] = {a: writer.source_notebooks(a) for a in assignments}
+        # What the instructor's folder gives every job of an assignment, read once.
+        self.instructor = {a: instructor_files(settings, self.sources[a], a) for a in assignments}
         self.pages = FeedbackMaker(settings.root, settings.coursedir, settings.coursedir.config)
         self.parsed: dict[str, Entry | None] = {}  # names seen in inbound/, parsed once
+        self.unfinished: dict[str, float] = {}  # names `nbgrader submit` had not finished: when to look again
         self.failures: dict[str, int] = {}  # faults on our side so far, by submission
         self.unreachable = False  # inbound/ could not be listed last time
+        self.inflight: dict[Future, InFlight] = {}
+        self.batch = Batch(writer)
+        self.refused_this_poll = 0
 
     # the loop -----------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
-        """Rounds until `stop` is set; a round in progress is finished first (nothing is left half done)."""
+        """Poll, start what is due, release what is graded, until `stop` is set; what is in the workers'
+        hands then is finished first (nothing is left half done)."""
         while not stop.is_set():
-            if not self.round():
-                stop.wait(self.policy.poll_seconds)
+            started = self.start_due()
+            self.finish_graded(0.05 if started else self.policy.poll_seconds)
+        while self.inflight:
+            self.finish_graded(None)
 
-    def round(self) -> int:
-        """Grade every student's next due submission; the number graded or refused."""
+    def start_due(self) -> int:
+        """Hand each student's next due submission to the workers (a few per worker at most); the number
+        started or refused."""
         self.writer.refresh()
-        due = self.due(utcnow())
-        for assignment in self.assignments:
-            if due.get(assignment):
-                self.grade(assignment, due[assignment])
-        return sum(map(len, due.values()))
+        busy = {(f.entry.assignment, f.entry.student) for f in self.inflight.values()}
+        room = 2 * self.jobs - len(self.inflight)
+        count = 0
+        for entry in self.due(utcnow(), busy):
+            if room <= 0:
+                break
+            count += 1
+            room -= self.start(entry)
+        return count + self.refused_this_poll
 
-    def due(self, now: datetime) -> dict[str, list[Entry]]:
-        """For each assignment, each student's earliest submission not yet graded, when it may be graded now
-        (a deferred or failed one blocks the student's later ones: they are graded in order)."""
+    def due(self, now: datetime, busy: set[tuple[str, str]] = frozenset()) -> list[Entry]:
+        """Each student's earliest submission not yet graded, in the order submitted, when it may be graded
+        now and none of theirs is in a worker's hands (a deferred or failed one blocks the student's later
+        ones: they are graded in order)."""
         earliest: dict[tuple[str, str], Entry] = {}
         try:
             names = self.exchange.names()
@@ -98,117 +136,182 @@ class Watcher:
             if not self.unreachable:
                 self.log(visible(f"cannot list {self.exchange.inbound}: {exc.strerror}; trying again"))
             self.unreachable = True
-            return {}
+            return []
         if self.unreachable:
             self.log(visible(f"{self.exchange.inbound} can be listed again"))
             self.unreachable = False
+        self.read_new(names, time.time())
         for name in names:
-            if self.ledger.final(name):
-                continue
-            if name not in self.parsed:
-                try:
-                    self.parsed[name] = self.exchange.parse(name, self.assignments, self.policy.check_owner)
-                except Uncollectable as exc:
-                    self.refuse(name, str(exc))
-                    continue
-                except Unfinished as exc:
-                    if time.time() - exc.since > UNFINISHED_SECONDS:
-                        self.refuse(name, f"{exc} after {UNFINISHED_SECONDS:g} s")
-                    continue
-            entry = self.parsed[name]
-            if entry is None:
+            entry = self.parsed.get(name)
+            if entry is None or self.ledger.final(name):
                 continue
             key = (entry.assignment, entry.student)
             if key not in earliest or (entry.time, entry.name) < (earliest[key].time, earliest[key].name):
                 earliest[key] = entry
-        due: dict[str, list[Entry]] = {}
-        # In the order submitted: a round's feedback is generated one student after another.
+        due = []
         for entry in sorted(earliest.values(), key=lambda e: (e.time, e.name)):
-            assignment, student = entry.assignment, entry.student
+            if (entry.assignment, entry.student) in busy:
+                continue
             record = self.ledger.last.get(entry.name)
             if record and record.until and now < datetime.fromisoformat(record.until):
                 continue
-            slot = self.policy.next_slot(self.ledger.graded_times(student, assignment), now)
+            slot = self.policy.next_slot(self.ledger.graded_times(entry.student, entry.assignment), now)
             if slot is not None:
                 self.defer(entry, slot)
                 continue
-            due.setdefault(assignment, []).append(entry)
+            due.append(entry)
         return due
 
-    # one assignment's due submissions -------------------------------------------------------------
-    def grade(self, assignment: str, entries: list[Entry]) -> None:
-        started = time.monotonic()
-        collected: list[tuple[Entry, Collected]] = []
-        for entry in entries:
-            dest = self.settings.path("submitted", entry.student, assignment)
-            try:
-                collected.append((entry, self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))))
-            except (Uncollectable, UnsafeFile, OSError) as exc:
-                self.refuse(entry.name, str(exc) if not isinstance(exc, OSError) else f"{entry.name}: {exc}")
-        todo = [entry.student for entry, got in collected if self.graded(entry, got) is None]
-        if todo:
-            try:
-                self.grade_students(assignment, todo)
-            except GradebookError as exc:
-                for entry, _ in collected:
-                    self.fail(entry, str(exc))
-                return
-        restore = []
-        for entry, got in collected:
-            graded = self.graded(entry, got)
-            if graded is None:
-                self.fail(entry, "not graded (a fault on the grader's side)")
+    def read_new(self, names: list[str], now: float) -> None:
+        """Parse the names not seen yet, at most NAMES_PER_POLL, taken in turn from each student they name, so
+        that one student's flood of entries delays the reading of their own."""
+        by_owner: dict[str, list[str]] = {}
+        for name in names:
+            if name in self.parsed or self.ledger.final(name) or self.unfinished.get(name, 0) > now:
                 continue
-            if self.policy.counts == "best":
-                self.keep_attempt(entry.name, entry.student, assignment)
-                best = self.best_before(entry)
-                if best is not None and (best.score or 0) > graded.score:
-                    restore.append(best)
+            by_owner.setdefault(name.split("+", 1)[0], []).append(name)
+        turn = [sorted(group, reverse=True) for group in by_owner.values()]
+        refusals: list[Record] = []
+        budget = NAMES_PER_POLL
+        while turn and budget > 0:
+            for group in list(turn):
+                if budget <= 0:
+                    break
+                name = group.pop()
+                if not group:
+                    turn.remove(group)
+                budget -= 1
+                try:
+                    self.parsed[name] = self.exchange.parse(name, self.assignments, self.policy.check_owner)
+                    self.unfinished.pop(name, None)
+                except Uncollectable as exc:
+                    refusals.append(self.refusal(name, str(exc)))
+                except Unfinished as exc:
+                    if now - exc.since > UNFINISHED_SECONDS:
+                        refusals.append(self.refusal(name, f"{exc} after {UNFINISHED_SECONDS:g} s"))
+                    else:
+                        self.unfinished[name] = now + UNFINISHED_RECHECK_SECONDS
+        self.refuse_all(refusals)
+
+    # one submission -------------------------------------------------------------------------------
+    def start(self, entry: Entry) -> int:
+        """Collect `entry` and hand it to a worker; 1 if it is now in a worker's hands, else 0 (refused, or
+        unreadable and released at once)."""
+        assignment, started = entry.assignment, time.monotonic()
+        dest = self.settings.path("submitted", entry.student, assignment)
+        try:
+            got = self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))
+        except (Uncollectable, UnsafeFile, OSError) as exc:
+            self.refuse(entry.name, str(exc) if not isinstance(exc, OSError) else f"{entry.name}: {exc}")
+            return 0
+        if self.policy.counts == "best":
+            self.keep_attempt(entry.name, entry.student, assignment)
+        graded = self.graded(entry, got)
+        if graded is not None:  # graded already by a watcher that stopped before it released the feedback
             self.release(entry, got, graded, time.monotonic() - started)
-        if restore:
-            self.restore(assignment, restore)
+            return 0
+        return self.submit(InFlight(entry, got, self.prepared(entry.student, assignment), started))
+
+    def prepared(self, student: str, assignment: str) -> Prepared:
+        modules, preload = self.instructor[assignment]
+        try:
+            return prepare(self.settings, self.sources[assignment], modules, assignment, student, preload)
+        except AssemblyError as exc:  # the instructor's notebook, not the student's: said, and retried later
+            return Prepared(student, None, unreadable=f"the grader could not assemble this submission: {exc}")
+
+    def submit(self, flight: InFlight) -> int:
+        if flight.prepared.job is None:  # the student's notebook cannot be read: graded as such, now
+            self.finish(flight, unreadable_outcome(flight.prepared, flight.entry.assignment,
+                                                   self.sources[flight.entry.assignment]))
+            return 0
+        self.inflight[self.pool.submit(work, flight.prepared.job)] = flight
+        return 1
+
+    def finish_graded(self, timeout: float | None) -> None:
+        """Record and release every submission graded within `timeout` seconds (the first one waited for)."""
+        if not self.inflight:
+            if timeout:
+                time.sleep(timeout)
+            return
+        done, _ = wait(self.inflight, timeout=timeout, return_when=FIRST_COMPLETED)
+        broken: list[InFlight] = []
+        for future in done:
+            flight = self.inflight.pop(future)
+            try:
+                outcome = future.result()
+            except BrokenProcessPool:
+                broken.append(flight)
+                continue
+            except Exception as exc:  # a bug of ours: a fault on the grader's side, retried later
+                self.fail(flight.entry, f"internal error: {type(exc).__name__}: {exc}"[:300])
+                continue
+            self.finish(flight, outcome)
+        if broken:
+            # A worker died (its sandbox machinery, never a student's code, can cause this): every job the pool
+            # held is tried once more in a fresh pool.
+            for future in list(self.inflight):
+                broken.append(self.inflight.pop(future))
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = start_pool(self.jobs, self.hide, self.assignments[0], graders=self.settings.graders,
+                                   level=self.settings.sandbox_level)
+            for flight in broken:
+                if flight.tries >= 1:
+                    result = SubmissionResult(flight.prepared.student, flight.entry.assignment,
+                                              message="grading crashed twice")
+                    result.limits_hit = ["crash"]
+                    self.finish(flight, Outcome(result))
+                else:
+                    flight.tries += 1
+                    self.submit(flight)
+            gc.collect()
+
+    def finish(self, flight: InFlight, outcome: Outcome) -> None:
+        """Record one outcome in the gradebook and autograded/, then release its feedback."""
+        entry, assignment = flight.entry, flight.entry.assignment
+        if self.writer.audit is not None:  # one run of the audit trail per submission recorded
+            self.writer.audit.new_run()
+        try:
+            record(self.batch, self.settings, assignment, flight.prepared, outcome)
+            self.batch.commit()
+        except GradebookError as exc:
+            self.batch.discard()
+            if flight.got is not None:
+                self.fail(entry, str(exc))
+            return
+        if flight.got is None:  # a best attempt graded again: the gradebook holds it now
+            self.log(visible(f"best attempt kept for {entry.student} {assignment} (submitted {entry.time})"))
+            return
+        graded = self.graded(entry, flight.got)
+        if graded is None:
+            self.fail(entry, "not graded (a fault on the grader's side)")
+            return
+        self.release(entry, flight.got, graded, time.monotonic() - flight.started)
+        if self.policy.counts == "best":
+            best = self.best_before(entry)
+            if best is not None and (best.score or 0) > graded.score:
+                self.restore(assignment, best)
 
     def best_before(self, entry: Entry) -> Record | None:
         earlier = [r for r in self.ledger.graded(entry.student, entry.assignment) if r.name != entry.name]
         return max(earlier, key=lambda r: (r.score or 0, r.time), default=None)
 
-    def restore(self, assignment: str, best: list[Record]) -> None:
-        """`counts = "best"`: grade each student's best attempt again, from the copy kept when it was
-        collected, so that the gradebook (and what is exported and pushed from it) holds that one. Its
-        feedback is not released again: the student has it."""
+    def restore(self, assignment: str, best: Record) -> None:
+        """`counts = "best"`: grade the student's best attempt again, from the copy kept when it was collected,
+        so that the gradebook (and what is exported and pushed from it) holds that one. Its feedback is not
+        released again: the student has it."""
         from autograder.grading.autograded import swap_in
 
-        students = []
-        for record in best:
-            kept = self.attempts_folder(record.name, record.student, assignment)
-            dest = self.settings.path("submitted", record.student, assignment)
-            if not kept.is_dir():
-                self.log(visible(f"cannot keep {record.student}'s best attempt: no copy of it in {kept}"))
-                continue
-            build = Path(tempfile.mkdtemp(prefix=f".{assignment}-best-", dir=dest.parent))
-            shutil.copytree(kept, build / "x", symlinks=True)
-            swap_in(build / "x", dest)
-            shutil.rmtree(build, ignore_errors=True)
-            students.append(record.student)
-        if students:
-            self.grade_students(assignment, students)
-            for record in best:
-                self.log(visible(f"best attempt kept for {record.student} {assignment}: {record.score:g}/"
-                                 f"{record.max_score:g} (submitted {record.time})"))
-
-    def grade_students(self, assignment: str, students: list[str]) -> None:
-        """`autograder grade --force --student ...` for these students, with the watcher's pool and writer."""
-        if self.writer.audit is not None:  # one run of the audit trail each round
-            self.writer.audit.new_run()
-        run = start_class(self.settings, assignment, self.sources[assignment], students, True,
-                          self.jobs, self.hide, self.pool)
-        try:
-            grade_class(run, self.writer, keep_pool=True)
-        finally:
-            self.pool = run.pool  # a new one if a worker died
-            # grade_class freezes what is alive for the collector's sake (right for one run); in a process
-            # that lives for weeks, cycles frozen each round would never be freed.
-            gc.unfreeze()
+        kept = self.attempts_folder(best.name, best.student, assignment)
+        dest = self.settings.path("submitted", best.student, assignment)
+        if not kept.is_dir():
+            self.log(visible(f"cannot keep {best.student}'s best attempt: no copy of it in {kept}"))
+            return
+        build = Path(tempfile.mkdtemp(prefix=f".{assignment}-best-", dir=dest.parent))
+        shutil.copytree(kept, build / "x", symlinks=True)
+        swap_in(build / "x", dest)
+        shutil.rmtree(build, ignore_errors=True)
+        entry = Entry(best.name, best.student, assignment, datetime.fromisoformat(best.time))
+        self.submit(InFlight(entry, None, self.prepared(best.student, assignment), time.monotonic()))
 
     def graded(self, entry: Entry, got: Collected) -> Graded | None:
         """The grade `autograded/` holds for exactly this submission (its time and secret), or None: not
@@ -230,9 +333,24 @@ class Watcher:
         notebooks = [source.name for source in self.sources[entry.assignment]]
         attempt = len(self.ledger.graded(entry.student, entry.assignment)) + 1
         note = self.attempt_line(entry, attempt)
+        folder = self.settings.path("autograded", entry.student, entry.assignment)
+        # A notebook the student's submission lacks, or one that could not be read, is graded 0 and said so on
+        # its page: the student broke it, so it is never retried as a fault of ours.
         try:
-            pages = self.pages.generate(entry.assignment, entry.student, notebooks)
-            for notebook, page in pages.items():
+            result = SubmissionResult.load(folder)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            self.fail(entry, f"{folder / RESULT_FILE}: {exc}")
+            return
+        readable = [] if result.status == "unreadable" else [
+            n for n in notebooks if (folder / f"{n}.ipynb").is_file()]
+        try:
+            pages = self.pages.generate(entry.assignment, entry.student, readable) if readable else {}
+            for notebook in notebooks:
+                page = pages.get(notebook) or notice(f"{notebook}: graded 0", [
+                    f"Your submission of {entry.assignment} at {when(entry.time)} was graded, but "
+                    + (f"{notebook}.ipynb could not be read ({result.message})" if result.status == "unreadable"
+                       else f"it has no {notebook}.ipynb") + ": every exercise in it scores 0.",
+                    "Submit again with the notebook as you saved it in Jupyter."])
                 self.exchange.release(got.secret, notebook, with_banner(page, note))
         except (FeedbackError, OSError) as exc:
             self.fail(entry, str(exc))
@@ -295,8 +413,24 @@ class Watcher:
         self.log(visible(f"NOT GRADED {entry.student} {entry.assignment}: {why}; retried in {wait:g} s"))
 
     def refuse(self, name: str, why: str) -> None:
-        self.ledger.write(Record(name, "refused", utcnow().isoformat(), note=why[:300]))
-        self.log(visible(f"refused {why}"))
+        self.refuse_all([self.refusal(name, why)])
+
+    @staticmethod
+    def refusal(name: str, why: str) -> Record:
+        return Record(name, "refused", utcnow().isoformat(), note=why[:300])
+
+    def refuse_all(self, refusals: list[Record]) -> None:
+        """Refusals go to the ledger together (one sync to disk); the log names the first few of a poll and
+        counts the rest."""
+        self.refused_this_poll = len(refusals)
+        if not refusals:
+            return
+        self.ledger.write_many(refusals)
+        for refused in refusals[:REFUSALS_LOGGED]:
+            self.log(visible(f"refused {refused.note}"))
+        if len(refusals) > REFUSALS_LOGGED:
+            self.log(f"refused {len(refusals) - REFUSALS_LOGGED} more entries in {self.exchange.inbound} "
+                     "(each is in the ledger)")
 
     def keep_attempt(self, name: str, student: str, assignment: str) -> None:
         """`counts = "best"`: keep a copy of the collected submission, so the best one can be graded again
