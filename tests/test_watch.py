@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.devtools.catalogue import wrong_answers
+from autograder.devtools.catalogue import Answer, wrong_answers
+from autograder.watch.watcher import NAMES_PER_POLL, REFUSALS_LOGGED
 from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,
@@ -245,3 +246,31 @@ def test_after_the_due_date_nbgraders_late_penalty_applies(template, tmp_path):
     with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
         submission = gb.find_submission(ASSIGNMENT, "jo")
         assert submission.score == 46 and submission.late_submission_penalty == 46  # all of it, the course says
+
+
+SLOW = Answer("concat_weights", "slow", "import time\n\ndef concat_weights(w_hh, w_hx):\n    time.sleep(3)\n"
+                                        "    return np.concatenate((w_hh, w_hx), axis=1)")
+
+
+def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_path):
+    watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.Execute.timeout = 4")
+    slow = hand_in(watched, "sam", [SLOW])  # every call sleeps: its exercises take the cell limit each
+    broken = hand_in(watched, "bo", stamp=datetime.now(UTC) + timedelta(seconds=1))
+    (broken.folder / f"{ASSIGNMENT}.ipynb").unlink()  # the student submitted without the notebook
+    for i in range(3000):  # junk that is no submission: read a slice a poll, refused in one counted line
+        (watched.inbound / f"junk{i}").mkdir()
+    with watching(watched.course) as watcher:
+        watcher.wait_line(r"graded bo ", timeout=120)
+        honest = hand_in(watched, "oz")
+        released(watched, honest, watcher.log)
+        assert not feedback_of(watched, slow).exists(), "the honest student waited for the slow one"
+        page = released(watched, broken, watcher.log)
+        assert f"has no {ASSIGNMENT}.ipynb" in page and "scores 0" in page
+        released(watched, slow, watcher.log)
+    log = watcher.log()
+    assert "NOT GRADED bo" not in log and "more entries in" in log
+    polls = -(-3003 // NAMES_PER_POLL)  # a bounded slice of names a poll; past 20 refusals a poll, one line
+    assert log.count("refused ") <= polls * (REFUSALS_LOGGED + 1), log[-3000:]
+    states = {r["name"]: r["state"] for r in watched.ledger}
+    assert states[broken.name] == "graded" and sum(s == "refused" for s in states.values()) == 3000
+    assert sum(scores(watched.course)["oz"].values()) == 46
