@@ -1,51 +1,11 @@
-"""nbgrader configuration for the RNN hidden-state course (run nbgrader commands from this folder)."""
+"""nbgrader configuration for the RNN hidden-state course (run nbgrader commands from this folder).
+
+Only what is particular to this course: the framework's settings for grading and feedback (hidden tests kept out,
+the score table, cell limits, the formgrader's sandboxed Autograde) are every course's defaults, installed with
+the package (autograder/course/defaults.py). This course keeps its graders in autograder/graders/ (no
+c.Autograder.graders).
+"""
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "rnn-hidden-state"
-# The self-check module next to each notebook is released with it; nothing else is.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
-
-# One stub inside every answer region, between ### START CODE HERE ### and ### END CODE HERE ###.
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-
-# Grading: a cell gets 30 s, nbgrader's default (a hidden grade cell's checks take well under a second);
-# a stuck cell is interrupted and grading goes on with the next one. `autograder grade` reads it too.
-c.Execute.timeout = 30
-c.Execute.interrupt_on_timeout = True
-
-# A test cell deleted by the student is put back and run, so deleting it neither helps nor hurts.
-c.OverwriteCells.add_missing_cells = True
-
-# Warnings on stderr would zero a grade cell; the graders already silence them, this catches the rest.
-c.IgnorePattern.enabled = True
-c.IgnorePattern.pattern = r"Warning: "
-
-# Students get their feedback without the hidden tests' source.
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "autograder.feedback.ClearHiddenTestsQuietly",
-    "autograder.feedback.ClearGradeCellTracebacks",
-    "autograder.feedback.ScoreSummary",
-]
-
-
-# The formgrader's Autograde button grades through the sandboxed engine (autograder/formgrader.py). Scoped
-# to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
-c.NbGraderAPI.Autograde.sanitize_preprocessors = [
-    "nbgrader.preprocessors.ClearOutput",
-    "nbgrader.preprocessors.DeduplicateIds",
-    "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.formgrader.QuietOverwriteCells",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
-c.NbGraderAPI.Autograde.autograde_preprocessors = [
-    "autograder.formgrader.SandboxedExecute",
-    "nbgrader.preprocessors.IgnorePattern",
-    "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]

@@ -2,9 +2,9 @@
 
 nbgrader's formgrader (and anything else that grades through `NbGraderAPI`) runs nbgrader's `Autograde`
 converter inside the Jupyter server, where the student's code would run as the instructor, unsandboxed.
-The course configures that converter's steps for the API alone (traitlets' parent-scoped config,
-`c.NbGraderAPI.Autograde...` in `nbgrader_config.py`), so `nbgrader autograde` on the command line stays
-nbgrader's own:
+The framework's defaults configure that converter's steps for the API alone (traitlets' parent-scoped config,
+`c.NbGraderAPI.Autograde...` in `autograder/course/defaults.py`, every course's), so `nbgrader autograde` on the
+command line stays nbgrader's own:
 
 - `SandboxedExecute` takes the place of nbgrader's `Execute`: the sanitised notebook is graded by
   `autograder.grading.submission.grade_submission`, its cells get the outputs the engine produced (so nbgrader's

@@ -3,7 +3,6 @@ through the sandboxed engine: same scores as `autograder grade`, the result file
 unable to write into the course, and no checksum warnings for the hidden tests put back."""
 
 import pytest
-from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.devtools.catalogue import Answer, wrong_answers
 from tests.grading_course import ASSIGNMENT, grade, make_course, result, scores, submit
@@ -17,10 +16,16 @@ def course(tmp_path, monkeypatch):
 
 
 def formgrader_api(course):
+    """NbGraderAPI configured as the formgrader's server configures it (`FormgradeExtension.load_config`): from the
+    Jupyter config folders, the framework's defaults among them (they send Autograde through the sandbox), and the
+    course folder it runs in."""
     from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.apps.baseapp import NbGrader
     from nbgrader.coursedir import CourseDirectory
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    app = NbGrader()
+    app.load_config_file()
+    config = app.config
     coursedir = CourseDirectory(config=config)
     coursedir.root = str(course)
     return NbGraderAPI(coursedir, config=config)

@@ -15,11 +15,13 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from autograder.authoring.checks import check_assignment, check_sandbox
+    from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.terminal import visible
 
     try:
         settings = read_course(Path.cwd(), rooted=True)
+        refuse_leaks(settings)
     except SettingsError as exc:
         raise UserError(str(exc)) from None
     assignments = args.assignment or settings.assignments

@@ -96,6 +96,7 @@ def _early_settings(root: Path):
 
 def _grade(args, root: Path, hide: list[str], pool) -> int:
     startup.stand_ins()
+    from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, ensure_assignment
     from autograder.grading.prepare import AssemblyError
@@ -104,6 +105,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
 
     try:
         settings = read_course(root, rooted=True)
+        refuse_leaks(settings)  # before anyone is graded: the results are what students' feedback is made from
         students = students_to_grade(settings, args.assignment, args.student)
         # From an SQLite gradebook the source notebooks are read at once, and the first submissions run
         # while the rest of this process loads; from another database, once nbgrader's ORM has opened it.

@@ -35,6 +35,7 @@ def log(line: str) -> None:
 
 def run(args) -> int:
     from autograder.cluster.executor import ClusterError
+    from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
     from autograder.grading.pool import sandbox_ready, start_pool
@@ -54,6 +55,7 @@ def run(args) -> int:
     root = Path.cwd()
     try:
         settings = read_course(root, rooted=True)
+        refuse_leaks(settings)  # the watcher releases feedback to students
         policy = read_policy(settings.coursedir.config)
     except (SettingsError, PolicyError) as exc:
         raise UserError(str(exc)) from None

@@ -1,7 +1,10 @@
-"""The course's settings as nbgrader itself reads them: `nbgrader_config.py` in the course folder, loaded by
-traitlets, and nbgrader's own `CourseDirectory` for the folders, the course id and the gradebook's URL
+"""The course's settings as nbgrader itself reads them: the config files of the Jupyter config folders (among them
+this environment's `etc/jupyter/nbgrader_config.py`, which holds the framework's defaults:
+`autograder.course.defaults`), then `nbgrader_config.py` in the course folder, loaded by traitlets in nbgrader's
+order, and nbgrader's own `CourseDirectory` for the folders, the course id and the gradebook's URL
 (`c.CourseDirectory.db_url`: SQLite by default, or a database server). Every command reads the course here,
-so none can look for the gradebook somewhere nbgrader does not write it.
+so none can look for the gradebook somewhere nbgrader does not write it, or feed nbgrader other settings than
+its own commands get.
 
 Only `nbgrader.coursedir` is imported, never nbgrader's applications: the grade command pays for no more
 than it did when it read the file itself.
@@ -26,8 +29,17 @@ class SettingsError(Exception):
 @dataclass(frozen=True)
 class CourseSettings:
     folder: Path  # where the command runs: the folder holding nbgrader_config.py
-    config: Any  # traitlets' Config, as nbgrader's applications would get it from the file
+    config: Any  # traitlets' Config, as nbgrader's applications would get it from the files
     coursedir: Any  # nbgrader's CourseDirectory, configured from it, rooted in the course
+    # Each file read, lowest priority first (the course's own last), with what it set alone.
+    files: tuple[tuple[Path, Any], ...] = ()
+
+    def set_in(self, section: str, key: str) -> Path | None:
+        """The file whose `c.<section>.<key>` is in force, None when no file sets it (nbgrader's default)."""
+        for path, config in reversed(self.files):
+            if key in config.get(section, {}):
+                return path
+        return None
 
     @property
     def root(self) -> Path:
@@ -83,7 +95,7 @@ class CourseSettings:
             raise SettingsError(cannot_open(self.db_url, exc)) from None
 
     def section(self, name: str) -> dict[str, Any]:
-        """One class's settings (`c.Execute...` is the section "Execute"), empty when the file sets none."""
+        """One class's settings (`c.Execute...` is the section "Execute"), empty when no file sets any."""
         return dict(self.config.get(name, {}))
 
     # What grading reads, as nbgrader's autograde reads it ---------------------------------------------
@@ -111,8 +123,10 @@ class CourseSettings:
 
     @cached_property
     def graders(self) -> Path | None:
-        """The course's own graders folder (`c.Autograder.graders`), None for this package's."""
-        return graders_folder(self.config, self.root)
+        """The course's own graders folder (`c.Autograder.graders`), None for this package's. Read from the course's
+        file alone, as `early_graders_folder` reads it before the sandbox (which hides that folder) starts."""
+        own = dict(self.files).get(self.folder / CONFIG_FILE)
+        return graders_folder(own if own is not None else {}, self.root)
 
     @property
     def assignments(self) -> tuple[str, ...]:
@@ -228,24 +242,24 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False) -> Co
     (grading runs where the sandbox hides the course from students)."""
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
-    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+    from traitlets.config.loader import ConfigFileNotFound
 
     folder = folder.resolve()
+    files = jupyter_config_files(folder)
     try:
-        config = PyFileConfigLoader(CONFIG_FILE, path=str(folder)).load_config()
+        files.append((folder / CONFIG_FILE, _load(folder / CONFIG_FILE)))
     except ConfigFileNotFound:
         if required:
             raise SettingsError(f"no {CONFIG_FILE} in {folder}: run this in the course folder") from None
-        config = Config()
-    except Exception as exc:  # the config is Python: anything can go wrong in it
-        raise SettingsError(f"cannot read {folder / CONFIG_FILE}: {type(exc).__name__}: "
-                            f"{' '.join(str(exc).split())[:200]}") from None
+    config = Config()
+    for _, layer in files:  # as traitlets merges them for nbgrader: a later file's value replaces an earlier one's
+        config.merge(layer)
     # nbgrader's root defaults to the working folder, and a relative one is taken from there: here both
     # are the course folder, wherever the caller runs.
     configured = config.CourseDirectory.get("root") if "CourseDirectory" in config else None
     coursedir = CourseDirectory(config=config)
     coursedir.root = str((folder / configured).resolve() if configured else folder)
-    settings = CourseSettings(folder, config, coursedir)
+    settings = CourseSettings(folder, config, coursedir, tuple(files))
     if rooted and settings.root != folder:
         raise SettingsError(f"{CONFIG_FILE} sets c.CourseDirectory.root to {settings.root}: run this there")
     from autograder.graders import use_folder
@@ -253,3 +267,36 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False) -> Co
     use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders
     settings.sandbox_level  # noqa: B018 - a wrong c.Autograder.accept_bare_sandbox is one line, here
     return settings
+
+
+def jupyter_config_files(course: Path) -> list[tuple[Path, Any]]:
+    """The config files nbgrader reads before the course's own, lowest priority first, each with its settings:
+    `jupyter_config` then `nbgrader_config` (`.py`, then `.json`) from every folder of `jupyter --paths`, the
+    last listed first. The course folder is left out (its file is read last, as nbgrader reads it)."""
+    from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
+
+    folders = jupyter_config_path()
+    if jupyter_config_dir() not in folders:  # as nbgrader's `config_file_paths` has it
+        folders.insert(0, jupyter_config_dir())
+    found = []
+    for name in ("jupyter_config", "nbgrader_config"):
+        for where in reversed(folders):
+            if Path(where).resolve() == course:
+                continue
+            for path in (Path(where) / f"{name}.py", Path(where) / f"{name}.json"):
+                if path.is_file():
+                    found.append((path, _load(path)))
+    return found
+
+
+def _load(path: Path) -> Any:
+    """One config file's settings; a file that cannot be read is one line naming it."""
+    from traitlets.config.loader import ConfigFileNotFound, JSONFileConfigLoader, PyFileConfigLoader
+
+    loader = JSONFileConfigLoader if path.suffix == ".json" else PyFileConfigLoader
+    try:
+        return loader(path.name, path=str(path.parent)).load_config()
+    except ConfigFileNotFound:
+        raise
+    except Exception as exc:  # the config is Python: anything can go wrong in it
+        raise SettingsError(f"cannot read {path}: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None

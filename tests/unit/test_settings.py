@@ -1,11 +1,13 @@
 """The one reader of a course's settings (`autograder.course.settings`): nbgrader's reading of the config
-file, the course folder as root wherever the command runs, what grading reads from it, and a broken file
-said in one line (no nbgrader run, no database server)."""
+files (the framework's defaults, then the course's own), the course folder as root wherever the command runs,
+what grading reads from it, and a broken file said in one line (no nbgrader run, no database server)."""
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from autograder.course.defaults import FEEDBACK
 from autograder.course.settings import SettingsError, read_course, shown_url, sqlite_path
 from autograder.sandbox.limits import Limits
 
@@ -60,11 +62,47 @@ def test_the_gradebook_url_is_the_configured_one(tmp_path):
     assert sqlite_path("sqlite:///:memory:") is None
 
 
-def test_what_grading_reads_defaults_to_nbgrader_s_defaults(tmp_path):
+def test_every_course_starts_from_the_framework_s_defaults_installed_with_it(tmp_path):
+    settings = read_course(config(tmp_path, ""))
+    installed = Path(sys.prefix) / "etc" / "jupyter" / "nbgrader_config.py"  # pip put it there, -e included
+    assert settings.set_in("GenerateFeedback", "preprocessors") == installed
+    assert settings.config.GenerateFeedback.preprocessors == FEEDBACK
+    assert settings.limits == Limits(cell_seconds=30.0)
+    assert settings.ignore_pattern == "Warning: " and settings.add_missing is True
+    assert settings.exclude_overwriting("hw1") == []
+
+
+def test_without_the_framework_s_defaults_what_grading_reads_is_nbgrader_s(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_NO_CONFIG", "1")  # Jupyter reads no config folder then
     settings = read_course(config(tmp_path, ""))
     assert settings.limits == Limits(cell_seconds=30.0)
     assert settings.ignore_pattern is None and settings.add_missing is False
     assert settings.exclude_overwriting("hw1") == [] and settings.section("Execute") == {}
+    assert settings.set_in("GenerateFeedback", "preprocessors") is None
+
+
+def test_the_course_s_file_overrides_a_default_and_a_list_it_sets_replaces_the_default(tmp_path):
+    settings = read_course(config(tmp_path, "c.Execute.timeout = 7\n"
+                                  "c.GenerateFeedback.preprocessors = ['nbgrader.preprocessors.GetGrades']\n"))
+    assert settings.limits == Limits(cell_seconds=7.0)
+    assert settings.config.GenerateFeedback.preprocessors == ["nbgrader.preprocessors.GetGrades"]
+    assert settings.ignore_pattern == "Warning: "  # what the course does not set stays the framework's
+    assert settings.set_in("Execute", "timeout") == tmp_path / "nbgrader_config.py"
+    assert settings.set_in("IgnorePattern", "pattern") == Path(sys.prefix) / "etc" / "jupyter" / "nbgrader_config.py"
+
+
+def test_config_folders_are_read_in_jupyter_s_order_and_a_broken_one_is_named(tmp_path, monkeypatch):
+    site = tmp_path / "site"  # JUPYTER_CONFIG_PATH's folders come before the environment's
+    config(site, "c.Execute.timeout = 11\nc.Autograder.graders = 'not-this-course-s'\n")
+    (site / "nbgrader_config.json").write_text('{"IgnorePattern": {"pattern": "NOISE"}}')
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(site))
+    settings = read_course(config(tmp_path / "course", ""))
+    assert settings.limits == Limits(cell_seconds=11.0) and settings.ignore_pattern == "NOISE"
+    assert settings.graders is None  # a course's graders folder is its own file's (as grading reads it early)
+    assert read_course(config(tmp_path / "other", "c.Execute.timeout = 7\n")).limits == Limits(cell_seconds=7.0)
+    config(site, "c.Execute.timeout = (\n")
+    with pytest.raises(SettingsError, match=rf"^cannot read {site / 'nbgrader_config.py'}: SyntaxError"):
+        read_course(tmp_path / "course")
 
 
 def test_what_grading_reads_is_taken_from_nbgrader_s_sections(tmp_path):
@@ -81,7 +119,7 @@ def test_what_grading_reads_is_taken_from_nbgrader_s_sections(tmp_path):
 
 
 def test_an_ignore_pattern_counts_only_when_it_is_enabled(tmp_path):
-    settings = read_course(config(tmp_path, "c.IgnorePattern.pattern = 'WARNING'\n"))
+    settings = read_course(config(tmp_path, "c.IgnorePattern.enabled = False\nc.IgnorePattern.pattern = 'WARNING'\n"))
     assert settings.ignore_pattern is None
 
 

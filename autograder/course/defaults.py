@@ -1,0 +1,74 @@
+"""The framework's nbgrader settings: the defaults of every course that uses it.
+
+They keep the hidden tests out of students' feedback, head it with the score table, say how a grade cell runs
+and is scored, and send the formgrader's Autograde button through the sandbox. This is their one home.
+
+How they reach nbgrader: the package installs `jupyter-config/nbgrader_config.py` as
+`{sys.prefix}/etc/jupyter/nbgrader_config.py`, a file that only applies `framework_defaults()`. nbgrader reads
+one `nbgrader_config.py` from each Jupyter config folder (`jupyter --paths`) and the course's own last, so every
+course run in this Python environment starts from these, and its own file overrides any of them (a list or a
+dict it sets replaces the one here; see README, "Adding an assignment"). That file imports this module rather
+than holding the values, so an editable install follows the clone without being installed again.
+`autograder.course.settings` reads the same files in the same order; `autograder.course.feedback_policy` is the
+guarantee for a course that overrides them.
+"""
+
+from traitlets.config import Config
+
+# nbgrader's Autograde as NbGraderAPI runs it (the formgrader's button), with the student's code run by the
+# sandboxed engine instead of in a kernel of the instructor's.
+FORMGRADER_SANITIZE = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.formgrader.QuietOverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+FORMGRADER_AUTOGRADE = [
+    "autograder.formgrader.SandboxedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Students get their feedback without the hidden tests' source (nbgrader's own list shows it), without the
+# traceback lines that quote it, and with their points per exercise first.
+FEEDBACK = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "autograder.feedback.ClearHiddenTestsQuietly",
+    "autograder.feedback.ClearGradeCellTracebacks",
+    "autograder.feedback.ScoreSummary",
+]
+
+
+def framework_defaults() -> Config:
+    """The settings every course starts from, as a course's `nbgrader_config.py` would write them."""
+    c = Config()
+    # The self-check module next to each notebook is released with it: no `*.py` here.
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+    # The stub raises NotImplementedError, which the graders report as "not implemented yet".
+    c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+    # A cell gets 30 s (a hidden grade cell's checks take well under a second); a stuck cell is interrupted
+    # and grading goes on with the next one. `autograder grade` reads the same value.
+    c.Execute.timeout = 30
+    c.Execute.interrupt_on_timeout = True
+
+    # A test cell deleted by the student is put back and run, so deleting it neither helps nor hurts.
+    c.OverwriteCells.add_missing_cells = True
+
+    # Anything on stderr zeroes a grade cell; the graders silence their warnings, this catches the rest.
+    c.IgnorePattern.enabled = True
+    c.IgnorePattern.pattern = r"Warning: "
+
+    c.GenerateFeedback.preprocessors = list(FEEDBACK)
+
+    # Scoped to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
+    c.NbGraderAPI.Autograde.sanitize_preprocessors = list(FORMGRADER_SANITIZE)
+    c.NbGraderAPI.Autograde.autograde_preprocessors = list(FORMGRADER_AUTOGRADE)
+    return c

@@ -1,0 +1,77 @@
+"""The framework's defaults are any course's: a course outside this repository, with nothing but the README's
+minimal nbgrader_config.py, gets feedback from plain `nbgrader generate_feedback` without a hidden line, a grade
+call or a traceback, and with the table of points; a course that overrides the feedback's steps to show the
+hidden tests is refused by `autograder check`, `grade` and `watch` in one line."""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.devtools.repo import ROOT
+from tests.test_feedback import HIDDEN_MARKERS, as_text, grade_cell
+from tests.test_outside_course import ASSIGNMENT, CLI, run, submit
+
+MARKERS = (*HIDDEN_MARKERS[:-3], f'grade("{ASSIGNMENT}"', "grade(")  # test_feedback's, for this assignment
+
+
+def readme_config() -> str:
+    """The README's minimal course config, as an instructor copies it."""
+    block = re.search(r"```python\n(# nbgrader_config\.py of your course\n.*?)```", (ROOT / "README.md").read_text(),
+                      re.S)
+    assert block, "README.md lost its minimal nbgrader_config.py"
+    return block.group(1)
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    """A course of its own: the README's config, a scaffolded assignment released by nbgrader, and a student whose
+    answer fails the visible self-check (so the grade cell ends in an error, with its traceback)."""
+    course = tmp_path_factory.mktemp("outside") / "my-course"
+    course.mkdir()
+    assert not course.resolve().is_relative_to(ROOT)
+    (course / "nbgrader_config.py").write_text(readme_config())
+    assert "GenerateFeedback" not in (course / "nbgrader_config.py").read_text()
+    (course / "graders").mkdir()  # the folder the config names (`autograder new` wants it there)
+    run(course, CLI, "new", ASSIGNMENT, "tanh_step")
+    run(course, "nbgrader", "generate_assignment", ASSIGNMENT)
+    submit(course, "wrong", "x")  # the scaffold's reference is 2 x
+    return course
+
+
+def test_plain_nbgrader_feedback_shows_no_hidden_line_and_the_points_table(released, tmp_path):
+    course = tmp_path / "my-course"
+    shutil.copytree(released, course)
+    run(course, "nbgrader", "autograde", ASSIGNMENT)
+    run(course, "nbgrader", "generate_feedback", ASSIGNMENT)
+    page = (course / "feedback" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    text = as_text(page)
+    for marker in MARKERS:
+        assert marker not in page and marker not in text, f"the feedback shows {marker!r}"
+    cell = grade_cell(page, f"test_{ASSIGNMENT}")
+    assert "Score: 0.0 / 3.0" in cell and "[FAIL] value[" in cell  # graded, the graders' explanation kept
+    assert "AssertionError: tanh_step(x) for x = [[1], [2]] gave [[1.0], [2.0]]" in cell  # the error's own line
+    assert "Traceback" not in cell and "---->" not in cell and "selfcheck.py" not in cell  # ... alone
+    table = re.search(r'<table class="autograder-scores">.*?</table>', page, re.S)
+    assert table, "no table of points"
+    cells = [as_text(cell).strip() for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table.group(0), re.S)]
+    assert cells == ["exercise", "points", ASSIGNMENT, "0 / 3"]
+    assert page.index("autograder-scores") < page.index(f'<a name="test_{ASSIGNMENT}">')  # first on the page
+
+
+def test_a_course_that_shows_hidden_tests_in_feedback_is_refused(released, tmp_path):
+    course = tmp_path / "my-course"
+    shutil.copytree(released, course)
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + 'c.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades", '
+                                           '"autograder.feedback.ClearGradeCellTracebacks"]\n')
+    expected = (f"{config}: c.GenerateFeedback.preprocessors has no step that removes hidden tests, so students' "
+                "feedback would show them: add 'autograder.feedback.ClearHiddenTestsQuietly' to it, or delete the "
+                "setting")
+    for command in (["check"], ["grade", ASSIGNMENT], ["watch"]):
+        done = run(course, CLI, *command, check=False)
+        assert done.returncode == 1, (command, done.stdout, done.stderr)
+        assert done.stderr.splitlines() == [f"autograder {command[0]}: {expected}"], done.stderr
+        assert done.stdout == ""
+    assert not (course / "autograded").exists()  # refused before anyone was graded
