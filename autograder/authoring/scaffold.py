@@ -20,7 +20,8 @@ from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END
 
 GRADERS_FOLDER = "graders"  # where `new` puts a course's graders when nbgrader_config.py names none
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
-TAKEN = {"exercise", "judge", "randomdata", "conftest", "reference", "hints", "cases"}  # the graders' own modules
+# The graders' own modules: an assignment of one of these names would shadow it.
+TAKEN = {"exercise", "judge", "randomdata", "pytest_plugin", "conftest", "reference", "hints", "cases"}
 
 GRADER = '''"""Hidden graders of `{exercise}`: each test is a check, worth the points of its mark; `student` answers
 calls as the student's notebook does. Replace these two example checks with yours."""
