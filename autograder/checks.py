@@ -3,6 +3,10 @@
 A grader computes the reference answer and, lazily, the answers that each known mistake would give. When
 the student's answer is wrong, the first mistake that reproduces it names the misconception; shape-based
 diagnoses (transpose, (n,) broadcast into (n, n), a lost dimension) cover mistakes no variant spells out.
+
+A mistake's function returns what that mistake gives: a value (an array or a number, compared with the
+tolerance the expected value is, nan where it has nan), or, when no single value says it, a `Mistake`
+pattern: a value with a tolerance of its own, a shape, or where the answer is nan or infinite.
 """
 
 import functools
@@ -17,6 +21,7 @@ from autograder.hints import hint_text
 RTOL = 1e-6
 ATOL = 1e-8
 
+# Hint id -> what that mistake gives: a value or a `Mistake` (called only when an answer is wrong).
 Mistakes = Mapping[str, Callable[[], Any]]
 # How a message names the call it judged; a callable is only called when a check fails, so the passing path
 # (most checks of most submissions) never formats a label.
@@ -81,8 +86,9 @@ def as_numeric(value: Any, what: Label) -> np.ndarray:
     return array
 
 
-def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> bool:
-    """Same shape and values within tolerance (np.allclose's); nan never matches."""
+def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL,
+          equal_nan: bool = False) -> bool:
+    """Same shape and values within tolerance (np.allclose's); nan matches only nan, and only `equal_nan`."""
     if got.shape != expected.shape:
         return False
     x, y = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
@@ -93,7 +99,7 @@ def close(got: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float
         return True
     if np.isfinite(y).all():
         return bool((np.abs(x - y) <= atol + rtol * np.abs(y)).all())
-    return bool(np.allclose(x, y, rtol=rtol, atol=atol))
+    return bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def close_number(got: float, expected: float, rtol: float = RTOL, atol: float = ATOL) -> bool:
@@ -101,15 +107,85 @@ def close_number(got: float, expected: float, rtol: float = RTOL, atol: float = 
     return got == expected or (math.isfinite(expected) and abs(got - expected) <= atol + rtol * abs(expected))
 
 
+class Mistake:
+    """What a known mistake's answer looks like when no single value says it; a mistakes table's function
+    returns one of these instead of a value:
+
+    * `Mistake.near(value, rtol=..., atol=...)`: the value, within a tolerance of its own (a mistake whose
+      answer the grader can only approximate);
+    * `Mistake.shape(shape)`: any answer of that shape, whatever its values (`(n,)` for `(n, 1)`);
+    * `Mistake.nan_where(where)`, `Mistake.inf_where(where)`: an answer of the expected shape that is nan
+      (or +-inf) exactly where the boolean array `where` is True, whatever its other values; without
+      `where`, anywhere the expected value is not (an overflow the grader need not reproduce).
+    """
+
+    __slots__ = ("description", "_test")
+
+    def __init__(self, description: str, test: Callable[[np.ndarray, np.ndarray], bool]) -> None:
+        self.description = description
+        self._test = test
+
+    def __repr__(self) -> str:
+        return f"Mistake.{self.description}"
+
+    def matches(self, got: np.ndarray, expected: np.ndarray) -> bool:
+        """Whether the numeric answer `got` is this mistake's, where `expected` is the right one."""
+        return bool(self._test(got, expected))
+
+    @classmethod
+    def near(cls, value: Any, *, rtol: float | None = None, atol: float | None = None) -> "Mistake":
+        if rtol is None and atol is None:
+            # The default tolerance has one spelling: the value itself, returned as it is.
+            raise TypeError("Mistake.near needs rtol= or atol=; with the graders' own tolerance, return the value")
+        wrong = np.asarray(value)
+        if wrong.dtype.kind not in "biuf":
+            raise TypeError(f"Mistake.near needs a numeric value, not {show(value)}")
+        rtol, atol = RTOL if rtol is None else rtol, ATOL if atol is None else atol
+        return cls(f"near(shape {wrong.shape}, rtol={rtol:g}, atol={atol:g})",
+                   lambda got, _: close(got, wrong, rtol, atol, equal_nan=True))
+
+    @classmethod
+    def shape(cls, shape: int | tuple[int, ...]) -> "Mistake":
+        wanted = (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(n) for n in shape)
+        return cls(f"shape({wanted})", lambda got, _: got.shape == wanted)
+
+    @classmethod
+    def nan_where(cls, where: Any = None) -> "Mistake":
+        return cls._nonfinite("nan_where", np.isnan, where)
+
+    @classmethod
+    def inf_where(cls, where: Any = None) -> "Mistake":
+        return cls._nonfinite("inf_where", np.isinf, where)
+
+    @classmethod
+    def _nonfinite(cls, name: str, test: Callable[[np.ndarray], np.ndarray], where: Any) -> "Mistake":
+        mask = None if where is None else np.asarray(where, dtype=bool)
+
+        def matches(got: np.ndarray, expected: np.ndarray) -> bool:
+            if got.shape != expected.shape:
+                return False
+            found = test(got.astype(np.float64))
+            if mask is None:
+                return bool((found & ~test(expected.astype(np.float64))).any())
+            return bool(np.array_equal(found, np.broadcast_to(mask, got.shape)))
+
+        return cls(f"{name}({'anywhere' if mask is None else f'mask {mask.shape}'})", matches)
+
+
 def diagnose(got: np.ndarray, expected: np.ndarray, mistakes: Mistakes | None = None) -> str | None:
     """The id of the misconception that explains `got`, if one does."""
     with np.errstate(all="ignore"):
         for hint, wrong_answer in (mistakes or {}).items():
             try:
-                wrong = np.asarray(wrong_answer())
+                wrong = wrong_answer()
+                if isinstance(wrong, Mistake):
+                    if wrong.matches(got, expected):
+                        return hint
+                    continue
+                wrong = np.asarray(wrong)
             except Exception:  # that mistake cannot even run on these shapes, so it is not this one
                 continue
-            if wrong.dtype.kind in "biuf" and close(got, wrong):
+            if wrong.dtype.kind in "biuf" and close(got, wrong, equal_nan=True):
                 return hint
     if expected.ndim == 2 and got.shape == expected.shape[::-1] and close(got.T, expected):
         return "transposed"

@@ -1,5 +1,4 @@
-"""`autograder grade | regrade | history | collect | export | push | report | roster | watch | new | check | release`:
-one entry point.
+"""`autograder COMMAND ...`: one entry point for grading, regrading, scores, LMS exchange and authoring.
 
 One module per command; each exposes `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 A user's mistake ends in a one-line message and exit status 1, never a traceback.
@@ -22,6 +21,7 @@ COMMANDS = (
     "autograder.commands.grade",
     "autograder.commands.regrade",
     "autograder.commands.history",
+    "autograder.commands.scores",
     "autograder.commands.collect",
     "autograder.commands.export",
     "autograder.commands.push",

@@ -1,6 +1,7 @@
 """An instructor's own course, outside this repository, with the framework installed: an assignment made by
 `autograder new`, filled in, checked, released and graded by both paths (and on a Dask cluster, whose worker
-gets the course's graders with the plugin), without a file of the package changed."""
+gets the course's graders with the plugin), without a file of the package changed; and its graders run
+under plain pytest with their hints in words."""
 
 import hashlib
 import json
@@ -54,19 +55,26 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def submit(course: Path, student: str, body: str) -> None:
-    folder = course / "submitted" / student / ASSIGNMENT
+def answered(notebook: Path, folder: Path, body: str) -> Path:
+    """A copy of `notebook` in `folder` whose answer to tanh_step is `return <body>`."""
     folder.mkdir(parents=True)
-    notebook = nbformat.read(str(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
-    for cell in notebook.cells:
+    answer = nbformat.read(str(notebook), as_version=4)
+    for cell in answer.cells:
         if is_solution(cell):
             cell.source = f"def tanh_step(x):\n    return {body}"
-    nbformat.write(notebook, str(folder / f"{ASSIGNMENT}.ipynb"))
+    nbformat.write(answer, str(folder / notebook.name))
+    return folder / notebook.name
+
+
+def submit(course: Path, student: str, body: str) -> None:
+    folder = course / "submitted" / student / ASSIGNMENT
+    answered(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", folder, body)
     shutil.copy(course / "release" / ASSIGNMENT / "selfcheck.py", folder)
 
 
-def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
-    before = package_digest()
+def authored_course(tmp_path: Path) -> Path:
+    """A course outside this repository with the README's minimal config and tanh_step made by `autograder
+    new`, then filled in: the solution, the reference, a mistake, its hint, the self-check, one more check."""
     course = tmp_path / "my-course"
     course.mkdir()
     assert not course.resolve().is_relative_to(ROOT)
@@ -76,7 +84,6 @@ def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
     assert "wrote graders/tanh_step/test_tanh_step.py" in made.stdout
     assert 'c.Autograder.graders = "graders"' in (course / "nbgrader_config.py").read_text()
 
-    # The author fills in the solution, the reference, a mistake, its hint and the self-check, and adds a check.
     graders = course / "graders" / ASSIGNMENT
     source = course / "source" / ASSIGNMENT
     edit(source / f"{ASSIGNMENT}.ipynb", "result = 2 * np.asarray(x)", "result = np.tanh(np.asarray(x))")
@@ -87,6 +94,13 @@ def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
     edit(source / "selfcheck.py", "expected = np.array([[2.0], [4.0]])", "expected = np.tanh(x)")
     with (graders / "test_tanh_step.py").open("a") as grader:
         grader.write(BOUNDED)
+    return course
+
+
+def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
+    before = package_digest()
+    course = authored_course(tmp_path)
+    source = course / "source" / ASSIGNMENT
 
     stale = run(course, CLI, "check", ASSIGNMENT, check=False)
     assert stale.returncode == 1
@@ -200,3 +214,19 @@ def test_a_course_with_its_own_venv_grades_right_answers_and_hides_its_graders(o
         assert "PEEKED []" in peeked, peeked[:3000]
     finally:
         shutil.rmtree(by_nbgrader, ignore_errors=True)
+
+
+def test_plain_pytest_runs_the_course_graders_with_their_hints_in_words(tmp_path):
+    """"Running the hidden graders yourself" in a course of one's own: the framework's pytest plugin (an
+    entry point) gives `--notebook` and the `student` fixture; no conftest.py in the course."""
+    course = authored_course(tmp_path)
+    assert not list(course.rglob("conftest.py"))
+    solution = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    right = run(course, "pytest", f"graders/{ASSIGNMENT}", "--notebook", str(solution), check=False)
+    assert right.returncode == 0 and "4 passed" in right.stdout, right.stdout[-2000:] + right.stderr[-2000:]
+
+    wrong = answered(solution, tmp_path / "wrong", "1 / (1 + np.exp(-x))")
+    shutil.copy(course / "source" / ASSIGNMENT / "selfcheck.py", wrong.parent)
+    failed = run(course, "pytest", f"graders/{ASSIGNMENT}", "--notebook", str(wrong), check=False)
+    assert failed.returncode == 1 and "4 failed" in failed.stdout, failed.stdout[-2000:] + failed.stderr[-2000:]
+    assert f"hint [{HINT}]: {HINT_TEXT}" in failed.stdout, failed.stdout[-3000:]

@@ -163,6 +163,22 @@ def test_regrade_user_mistakes_are_one_line(tmp_path):
         assert message in done.stderr
 
 
+def test_grade_says_regrade_when_the_graders_changed_since_the_skipped_students_were_graded(tmp_path):
+    course = make_course(tmp_path / "course")
+    submit(course, "ada")
+    submit(course, "bob")
+    assert cli(course, "grade", ASSIGNMENT).returncode == 0
+    unchanged = cli(course, "grade", ASSIGNMENT)
+    assert "skipped 2 (already graded)" in unchanged.stdout and "graders changed" not in unchanged.stdout
+
+    submit(course, "cyd")  # a first submission, graded by the changed graders: not one of those to regrade
+    changed = cli(course, "grade", ASSIGNMENT, env=changed_graders(tmp_path / "changed", BUG))
+    assert changed.returncode == 0, changed.stderr
+    assert "graded 1, " in changed.stdout and "skipped 2 (already graded)" in changed.stdout
+    note = f"graders changed since these were graded (2 of the 2 skipped): `autograder regrade {ASSIGNMENT}`"
+    assert note in changed.stdout, changed.stdout
+
+
 HOSTILE = "\x1b[2J\x1b[31mevil\r=HYPERLINK(\"http://x\")\u202e"
 
 

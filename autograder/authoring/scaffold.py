@@ -20,7 +20,8 @@ from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END
 
 GRADERS_FOLDER = "graders"  # where `new` puts a course's graders when nbgrader_config.py names none
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
-TAKEN = {"exercise", "judge", "randomdata", "conftest", "reference", "hints", "cases"}  # the graders' own modules
+# The graders' own modules: an assignment of one of these names would shadow it.
+TAKEN = {"exercise", "judge", "randomdata", "pytest_plugin", "conftest", "reference", "hints", "cases"}
 
 GRADER = '''"""Hidden graders of `{exercise}`: each test is a check, worth the points of its mark; `student` answers
 calls as the student's notebook does. Replace these two example checks with yours."""
@@ -56,10 +57,14 @@ def test_integer_input(student):
 
 REFERENCE_HEAD = '''"""Reference answers of `{assignment}`: a function named after each exercise (the graders
 compare with it, and `autograder grade` answers with it where an exercise is judged on its own), and its
-mistakes table: the hint id of each known misconception and the wrong answer it gives (hints.py says it in
-words)."""
+mistakes table: the hint id of each known misconception and what that mistake gives (hints.py says it in
+words). What it gives is a value, compared as the reference's is (nan where it has nan), or, when no value
+says it, a pattern: Mistake.shape(...), Mistake.nan_where(...), Mistake.inf_where(...), or
+Mistake.near(value, rtol=...) for a value known only up to a tolerance of its own."""
 
 import numpy as np
+
+from autograder.checks import Mistake
 '''
 
 REFERENCE = '''
@@ -70,6 +75,7 @@ def {exercise}(x):
 
 {upper}_MISTAKES = {{
     "{exercise}_halved": lambda x: np.asarray(x) / 2,
+    "{exercise}_one_row": lambda x: Mistake.shape((1, np.size(x))),
 }}
 '''
 
@@ -147,6 +153,7 @@ def scaffold(settings: CourseSettings, assignment: str, exercises: list[str]) ->
         REFERENCE.format(exercise=e, upper=e.upper()) for e in exercises))
     written[2].write_text(HINTS_HEAD.format(assignment=assignment) + "".join(
         f'    "{e}_halved": "{e} divided by two where it should multiply by two (an example: replace it).",\n'
+        f'    "{e}_one_row": "{e} returned one row: keep the shape of x (an example: replace it).",\n'
         for e in exercises) + "}\n")
     for exercise in exercises:
         path = package / f"test_{exercise}.py"

@@ -140,15 +140,25 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = grade_class(run, writer, progress)
+        # nbgrader's rule skips a submission already graded, however the graders changed since: say so, with
+        # the command that grades them again.
+        stale: list[str] = []
+        if summary.skipped:
+            try:
+                stale = audit.graded_by_other_graders(writer.db.rows, writer.db.sqlite, args.assignment,
+                                                      writer.audit.versions[args.assignment], students)
+            except writer.db.errors:  # only a note: the grades are committed whatever it reads
+                pass
     except (AssignmentError, AssemblyError, GradebookError, GradingStopped, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
         writer.close()
-    print_summary(summary, args.assignment, err)
+    print_summary(summary, args.assignment, err, stale=len(stale))
     return 0
 
 
-def print_summary(summary, assignment: str, err) -> None:
+def print_summary(summary, assignment: str, err, stale: int = 0) -> None:
+    """The run's summary; `stale`: how many of the skipped students other graders than these scored."""
     from autograder.sandbox import isolation
     from autograder.terminal import visible
 
@@ -160,6 +170,9 @@ def print_summary(summary, assignment: str, err) -> None:
     print(visible(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
                   f"skipped {summary.skipped} (already graded), {refused}limits hit: {limits}; "
                   f"{summary.seconds:.1f} s{each}"))
+    if stale:
+        print(visible(f"  graders changed since these were graded ({stale} of the {summary.skipped} skipped): "
+                      f"`autograder regrade {assignment}`"))
     # Each problem names a student (their folder's name) and quotes what their code raised or printed: one
     # line each, escaped, or a student could erase this summary and print a fake one.
     for line in summary.problems[:30]:

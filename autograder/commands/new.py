@@ -19,7 +19,7 @@ def run(args) -> int:
     from autograder.course.settings import SettingsError, read_course
 
     try:
-        settings = read_course(Path.cwd(), rooted=True)
+        settings = read_course(Path.cwd(), rooted=True, create_graders=True)
         written = scaffold(settings, args.assignment, args.exercise)
     except (SettingsError, AuthoringError) as exc:
         raise UserError(str(exc)) from None

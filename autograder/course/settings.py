@@ -164,15 +164,22 @@ def sandbox_level(config: Any) -> str:
     return requested_level(AUTO_OR_BARE if value else AUTO)
 
 
-def graders_folder(config: Any, root: Path) -> Path | None:
+def graders_folder(config: Any, root: Path, create: bool = False) -> Path | None:
     """`c.Autograder.graders`: the folder of the course's hidden graders (one package per assignment),
-    relative to the course root; None when unset (this package's own `autograder/graders/`)."""
+    relative to the course root; None when unset (this package's own `autograder/graders/`). `create`: a
+    folder that does not exist yet is made (`autograder new`), where any other command refuses it."""
     value = autograder_section(config).get("graders")
     if value is None:
         return None
     if not isinstance(value, str | os.PathLike) or not str(value):
         raise SettingsError(f"{CONFIG_FILE}: c.Autograder.graders must be a folder's path, not {value!r}")
     folder = (root / value).resolve()
+    if create and not os.path.lexists(folder):
+        try:
+            folder.mkdir(parents=True)
+        except OSError as exc:
+            raise SettingsError(f"{CONFIG_FILE}: c.Autograder.graders = {str(value)!r}: cannot create {folder} "
+                                f"({exc.strerror})") from None
     if not folder.is_dir():
         raise SettingsError(f"{CONFIG_FILE}: c.Autograder.graders = {str(value)!r}: no such folder {folder}")
     return folder
@@ -236,10 +243,12 @@ def cannot_open(db_url: str, exc: BaseException) -> str:
     return f"cannot open the gradebook {shown_url(db_url)}: {database_error(exc)}"
 
 
-def read_course(folder: Path, required: bool = True, rooted: bool = False) -> CourseSettings:
+def read_course(folder: Path, required: bool = True, rooted: bool = False,
+                create_graders: bool = False) -> CourseSettings:
     """The settings of the course in `folder`. Without a config file: an error when `required`, else
     nbgrader's defaults (what its own commands run with there). `rooted`: the course's root must be `folder`
-    (grading runs where the sandbox hides the course from students)."""
+    (grading runs where the sandbox hides the course from students). `create_graders`: the graders folder
+    the config names is made when missing (`autograder new`)."""
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
     from traitlets.config.loader import ConfigFileNotFound
@@ -262,6 +271,8 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False) -> Co
     settings = CourseSettings(folder, config, coursedir, tuple(files))
     if rooted and settings.root != folder:
         raise SettingsError(f"{CONFIG_FILE} sets c.CourseDirectory.root to {settings.root}: run this there")
+    if create_graders:
+        graders_folder(config, settings.root, create=True)
     from autograder.graders import use_folder
 
     use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders

@@ -314,3 +314,13 @@ def versions_by_student(query: Query, assignment: str) -> dict[str, StudentRun]:
     for row in student_runs(query, assignment):
         latest[row.student] = row  # oldest first: the last one wins
     return latest
+
+
+def graded_by_other_graders(query: Query, sqlite: bool, assignment: str, version: str,
+                            students: Iterable[str]) -> list[str]:
+    """Those of `students` whose current score comes from a recorded run with other graders than `version`
+    (students graded before the trail, or by plain nbgrader, are not known to be and are left out)."""
+    if not has_trail(query, sqlite):
+        return []
+    latest = versions_by_student(query, assignment)
+    return [s for s in students if s in latest and latest[s].run.version != version]
