@@ -180,21 +180,45 @@ def in_venv(venv: Path, course: Path, *args: str, check: bool = True) -> subproc
     return done
 
 
+NO_SHIFT = "softmax_rows_no_shift"
+NO_SHIFT_TEXT = "exp overflows on large inputs: subtract each row's maximum before exp (softmax is unchanged by it)."
+LARGE = '''
+
+@pytest.mark.points(1)
+def test_large_values(student):
+    x = np.array([[1000.0, 0.0, -1000.0], [3.0, 1.0, 2.0]])
+    check_array(student.softmax_rows(x.copy()), ref.softmax_rows(x), what="softmax_rows(x of large values)",
+                mistakes=mistakes(x))
+'''
+
+
 @pytest.mark.parametrize("place", PLACES)
 def test_a_course_with_its_own_venv_grades_right_answers_and_hides_its_graders(own_courses, place):
+    """The README's minimal config and `autograder new`; a named mistake that makes the answer nan."""
     venv, course = own_courses[place]
-    (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "my-course"\n')
+    (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "my-course"\n'
+                                               'c.Autograder.graders = "graders"\n')
     in_venv(venv, course, "autograder", "new", SOFTMAX, SOFTMAX)
-    edit(course / "source" / SOFTMAX / f"{SOFTMAX}.ipynb", "result = 2 * np.asarray(x)",
+    graders, source = course / "graders" / SOFTMAX, course / "source" / SOFTMAX
+    edit(source / f"{SOFTMAX}.ipynb", "result = 2 * np.asarray(x)",
          "result = np.exp(x - np.max(x, axis=1, keepdims=True)); result = result / result.sum(axis=1, keepdims=True)")
-    edit(course / "graders" / SOFTMAX / "reference.py", "return 2 * np.asarray(x)",
+    edit(graders / "reference.py", "return 2 * np.asarray(x)",
          "z = np.exp(x - np.max(x, axis=1, keepdims=True))\n    return z / z.sum(axis=1, keepdims=True)")
-    edit(course / "source" / SOFTMAX / "selfcheck.py", "expected = np.array([[2.0], [4.0]])",
-         "expected = np.ones((2, 1))")
+    edit(graders / "reference.py", f'"{SOFTMAX}_halved": lambda x: np.asarray(x) / 2,',
+         f'"{NO_SHIFT}": lambda x: np.exp(x) / np.exp(x).sum(axis=1, keepdims=True),')
+    (graders / "hints.py").write_text(f"HINTS = {{{NO_SHIFT!r}: {NO_SHIFT_TEXT!r}}}\n")
+    with (graders / f"test_{SOFTMAX}.py").open("a") as grader:
+        grader.write(LARGE)
+    edit(source / "selfcheck.py", "expected = np.array([[2.0], [4.0]])", "expected = np.ones((2, 1))")
+    notebook = nbformat.read(str(source / f"{SOFTMAX}.ipynb"), as_version=4)
+    next(c for c in notebook.cells if is_test_cell(c)).metadata["nbgrader"]["points"] = 4.0
+    nbformat.write(notebook, str(source / f"{SOFTMAX}.ipynb"))
     in_venv(venv, course, "autograder", "release")
-    assert "FAIL" not in in_venv(venv, course, "autograder", "check").stdout
+    checked = in_venv(venv, course, "autograder", "check").stdout
+    assert "FAIL" not in checked and "course: ok   sandbox: full isolation" in checked, checked
     release = course / "release" / SOFTMAX
-    for student, answer in (("right", SOFTMAX_RIGHT), ("peek", PEEK.format(course=course))):
+    no_shift = ("def softmax_rows(x):\n    return np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)\n")
+    for student, answer in (("right", SOFTMAX_RIGHT), ("peek", PEEK.format(course=course)), ("noshift", no_shift)):
         folder = course / "submitted" / student / SOFTMAX
         folder.mkdir(parents=True)
         notebook = nbformat.read(str(release / f"{SOFTMAX}.ipynb"), as_version=4)
@@ -209,7 +233,12 @@ def test_a_course_with_its_own_venv_grades_right_answers_and_hides_its_graders(o
         in_venv(venv, by_nbgrader, "nbgrader", "autograde", SOFTMAX)
         for folder in (course, by_nbgrader):
             got = gradebook_scores(f"sqlite:///{folder / 'gradebook.db'}", SOFTMAX)
-            assert got["right"] == {f"test_{SOFTMAX}": 3.0}, (folder.name, got)
+            assert got["right"] == {f"test_{SOFTMAX}": 4.0}, (folder.name, got)
+            assert got["noshift"] == {f"test_{SOFTMAX}": 3.0}, (folder.name, got)
+            in_venv(venv, folder, "nbgrader", "generate_feedback", SOFTMAX)
+            page = (folder / "feedback" / "noshift" / SOFTMAX / f"{SOFTMAX}.html").read_text()
+            assert "BEGIN HIDDEN TESTS" not in page and "grade(" not in page and "Traceback" not in page
+            assert f"hint [{NO_SHIFT}]" in page and NO_SHIFT_TEXT.split(":")[0] in page, page[-4000:]
         peeked = (course / "autograded" / "peek" / SOFTMAX / f"{SOFTMAX}.ipynb").read_text()
         assert "PEEKED []" in peeked, peeked[:3000]
     finally:
