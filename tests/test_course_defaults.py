@@ -1,7 +1,7 @@
 """The framework's defaults are any course's: a course outside this repository, with nothing but the README's
 minimal nbgrader_config.py, gets feedback from plain `nbgrader generate_feedback` without a hidden line, a grade
 call or a traceback, and with the table of points; a course that overrides the feedback's steps to show the
-hidden tests is refused by `autograder check`, `grade` and `watch` in one line."""
+hidden tests is refused by `autograder check`, `grade`, `regrade` and `watch` in one line."""
 
 import re
 import shutil
@@ -69,7 +69,7 @@ def test_a_course_that_shows_hidden_tests_in_feedback_is_refused(released, tmp_p
     expected = (f"{config}: c.GenerateFeedback.preprocessors has no step that removes hidden tests, so students' "
                 "feedback would show them: add 'autograder.feedback.ClearHiddenTestsQuietly' to it, or delete the "
                 "setting")
-    for command in (["check"], ["grade", ASSIGNMENT], ["watch"]):
+    for command in (["check"], ["grade", ASSIGNMENT], ["regrade", ASSIGNMENT], ["watch"]):
         done = run(course, CLI, *command, check=False)
         assert done.returncode == 1, (command, done.stdout, done.stderr)
         assert done.stderr.splitlines() == [f"autograder {command[0]}: {expected}"], done.stderr

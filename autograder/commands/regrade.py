@@ -42,6 +42,7 @@ class Regraded:
 
 def run(args) -> int:
     from autograder.commands.grade import check_options
+    from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.pool import start_pool
     from autograder.grading.startup import hidden_paths
@@ -52,6 +53,7 @@ def run(args) -> int:
     root = Path.cwd()
     try:
         settings = read_course(root, rooted=True)
+        refuse_leaks(settings)  # as grade does: the regraded results are what students' feedback is made from
     except SettingsError as exc:
         raise UserError(str(exc)) from None
     with contextlib.ExitStack() as stack:
