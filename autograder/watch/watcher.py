@@ -358,11 +358,13 @@ class Watcher:
         self.ledger.write(Record(entry.name, "graded", utcnow().isoformat(), entry.student, entry.assignment,
                                  entry.time.isoformat(), graded.score, graded.max_score))
         self.failures.pop(entry.name, None)
+        # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
+        waited = max((utcnow() - entry.time).total_seconds(), 0.0)
         extra = f"; {entry.time_note}" if entry.time_note else ""
         left = f"; left out: {'; '.join(got.left_out)[:200]}" if got.left_out else ""
         self.log(visible(f"graded {entry.student} {entry.assignment} (submitted {entry.time:%Y-%m-%d %H:%M:%S} "
                          f"UTC, attempt {attempt}): {graded.score:g}/{graded.max_score:g}, feedback released "
-                         f"in {seconds:.2f} s{extra}{left}"))
+                         f"{seconds:.2f} s after it was collected, {waited:.1f} s after it was submitted{extra}{left}"))
 
     def attempt_line(self, entry: Entry, attempt: int) -> str:
         counts = ("the best graded attempt counts for your grade" if self.policy.counts == "best"
