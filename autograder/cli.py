@@ -28,6 +28,7 @@ COMMANDS = (
     "autograder.commands.roster",
     "autograder.commands.report",
     "autograder.commands.watch",
+    "autograder.commands.status",
     "autograder.commands.new",
     "autograder.commands.check",
     "autograder.commands.release",

@@ -264,9 +264,14 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
         honest = hand_in(watched, "oz")
         released(watched, honest, watcher.log)
         assert not feedback_of(watched, slow).exists(), "the honest student waited for the slow one"
+        busy = wait_for(lambda: "grading sam" in (status := _status(watched)).stdout and status, 10,
+                        "the status of the slow one", watcher.log)
+        assert busy.returncode == 0 and "watcher running" in busy.stdout, busy.stdout + busy.stderr
         page = released(watched, broken, watcher.log)
         assert f"has no {ASSIGNMENT}.ipynb" in page and "scores 0" in page
         released(watched, slow, watcher.log)
+    stopped = _status(watched)
+    assert stopped.returncode == 1 and "NO WATCHER RUNNING" in stopped.stdout and "graded: 3" in stopped.stdout
     log = watcher.log()
     assert "NOT GRADED bo" not in log and "more entries in" in log
     polls = -(-3003 // NAMES_PER_POLL)  # a bounded slice of names a poll; past 20 refusals a poll, one line
@@ -274,3 +279,7 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
     states = {r["name"]: r["state"] for r in watched.ledger}
     assert states[broken.name] == "graded" and sum(s == "refused" for s in states.values()) == 3000
     assert sum(scores(watched.course)["oz"].values()) == 46
+
+
+def _status(watched) -> subprocess.CompletedProcess:
+    return subprocess.run([CLI, "status"], cwd=watched.course, capture_output=True, text=True, timeout=60)

@@ -12,10 +12,12 @@ name: a flood of entries is read a slice at a time, and costs first the student 
 
 import gc
 import json
+import os
 import shutil
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -46,6 +48,7 @@ from autograder.watch.exchange import (
 from autograder.watch.ledger import Ledger, Record
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
 from autograder.watch.policy import Policy
+from autograder.watch.status import WRITE_SECONDS, InHand, WatchStatus
 
 # A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
 # after this long, then twice as long each time, up to the maximum.
@@ -105,11 +108,29 @@ class Watcher:
     def run(self, stop: threading.Event) -> None:
         """Poll, start what is due, release what is graded, until `stop` is set; what is in the workers'
         hands then is finished first (nothing is left half done)."""
+        written = 0.0
         while not stop.is_set():
             started = self.start_due()
+            if time.monotonic() - written >= WRITE_SECONDS:
+                self.status().write(self.ledger.path.parent)
+                written = time.monotonic()
             self.finish_graded(0.05 if started else self.policy.poll_seconds)
         while self.inflight:
             self.finish_graded(None)
+        self.status().write(self.ledger.path.parent)
+
+    def status(self) -> WatchStatus:
+        """What the watcher is doing now (`autograder status`)."""
+        now, clock = utcnow(), time.monotonic()
+        states = Counter(record.state for record in self.ledger.last.values())
+        waiting = [entry for name, entry in self.parsed.items() if entry is not None and not self.ledger.final(name)]
+        pending = Counter(self.ledger.last[e.name].state for e in waiting if e.name in self.ledger.last)
+        oldest = max(((now - entry.time).total_seconds() for entry in waiting), default=0.0)
+        in_hand = [InHand(f.entry.student, f.entry.assignment, round(clock - f.started, 1))
+                   for f in self.inflight.values()]
+        return WatchStatus(os.getpid(), now.isoformat(), list(self.assignments), in_hand, len(waiting),
+                           pending["deferred"], pending["failed"], states["graded"], states["refused"],
+                           round(max(oldest, 0.0), 1))
 
     def start_due(self) -> int:
         """Hand each student's next due submission to the workers (a few per worker at most); the number

@@ -1,0 +1,49 @@
+"""What a running watcher is doing, for the instructor: written by the watcher about once a second
+(`.autograder-watch/status.json`, replaced whole), read by `autograder status` and the class report.
+Whether a watcher runs at all is the course lock's to say (`watch.lock`), not this file's age alone."""
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+STATUS_FILE = "status.json"
+WRITE_SECONDS = 1.0  # how often the watcher replaces the file
+
+
+@dataclass
+class InHand:
+    student: str
+    assignment: str
+    seconds: float  # since it was collected
+
+
+@dataclass
+class WatchStatus:
+    pid: int
+    updated: str  # naive UTC, ISO format
+    assignments: list[str]
+    in_hand: list[InHand] = field(default_factory=list)  # in the workers' hands now
+    waiting: int = 0  # read from inbound/, not yet graded or refused (deferred and failed ones included)
+    deferred: int = 0  # over the attempts limit, waiting for their slot
+    failed: int = 0  # a fault on the grader's side, to be tried again
+    graded: int = 0  # since the ledger began
+    refused: int = 0
+    oldest_waiting_seconds: float = 0.0  # how long the longest-waiting submission has waited since submitted
+
+    def write(self, folder: Path) -> None:
+        """Replace the status file whole, so a reader never sees half of one."""
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".status-")
+        with os.fdopen(fd, "w") as file:
+            json.dump(asdict(self), file)
+        os.replace(temporary, folder / STATUS_FILE)
+
+    @classmethod
+    def read(cls, folder: Path) -> "WatchStatus | None":
+        """The last status a watcher wrote in `folder`; None when there is none or it cannot be read."""
+        try:
+            data = json.loads((folder / STATUS_FILE).read_text())
+            return cls(**{**data, "in_hand": [InHand(**item) for item in data.get("in_hand", [])]})
+        except (OSError, ValueError, TypeError):
+            return None
