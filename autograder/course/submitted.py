@@ -10,6 +10,7 @@ import itertools
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatch
@@ -34,6 +35,13 @@ class UnsafeFile(Exception):
 
 def valid_student_id(text: str) -> bool:
     return STUDENT_ID.fullmatch(text) is not None
+
+
+def printable(text: str) -> bool:
+    """Text that shows as itself: no control, format (bidi, zero width), line or paragraph separator,
+    surrogate or unassigned character. Spaces are text in every script (Unicode's Zs, such as the
+    ideographic space U+3000 of Japanese names), though `str.isprintable` counts only ' ' among them."""
+    return text.isprintable() or all(c.isprintable() or unicodedata.category(c) == "Zs" for c in text)
 
 
 def shown(text: str) -> str:
@@ -234,7 +242,7 @@ def _text_name(name: str) -> bool:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    return name.isprintable()
+    return printable(name)
 
 
 def copy_file(source: Path, dest: Path, limit: int) -> None:
