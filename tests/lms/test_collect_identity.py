@@ -116,6 +116,12 @@ def test_moodle_writes_no_underscore_in_a_name_so_a_name_with_one_is_outside(in_
     assert {r["status"] for r in rows(in_course) if r["file in the archive"]} == {"outside the layout"}
 
 
+def test_moodle_4_1_folders_without_the_trailing_underscore_are_read(in_course: Course) -> None:
+    archive = lms.moodle(in_course.root.parent / "m.zip", [("Ada Lovelace", 5550001, NB, lms.notebook("ada"))], end="")
+    collect(in_course, archive, "moodle")
+    assert (submitted(in_course, "ada") / NB).read_bytes() == lms.notebook("ada")
+
+
 def test_a_japanese_name_with_an_ideographic_space_is_imported(in_course: Course) -> None:
     with in_course.gradebook() as gb:
         from autograder.lms.identity import Person, save_people
