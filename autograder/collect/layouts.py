@@ -143,7 +143,8 @@ def canvas(archive: Archive, zone: tzinfo) -> Parsed:
             users = " or ".join(f"Canvas user {user} (attachment {attachment})" for _, _, user, attachment, _
                                 in readings)
             parsed.refused.append((entry.path, f"the name reads as the file of {users}: a name or file name with "
-                                               "`_<digits>_` in it cannot be attributed; the student renames it"))
+                                               "`_<digits>_` in it cannot be attributed; uploaded again under a "
+                                               "name without, it can"))
             continue
         ((name, late, user, attachment, file),) = readings
         kind = "anonymous" if user.startswith("anon_") else "lms_user_id"
