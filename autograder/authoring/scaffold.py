@@ -7,6 +7,7 @@ exercise), `hints.py` and one `test_<exercise>.py` with two example checks. Ever
 "return twice x": the author replaces the solution, the reference, the mistakes and the checks together.
 """
 
+import builtins
 import keyword
 import re
 from pathlib import Path
@@ -19,9 +20,19 @@ from autograder.course.settings import CONFIG_FILE, CourseSettings
 from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END
 
 GRADERS_FOLDER = "graders"  # where `new` puts a course's graders when nbgrader_config.py names none
-NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+NAME = re.compile(r"[a-z_][a-z0-9_]*")  # matched whole: `$` would let a name end in a newline
 # The graders' own modules: an assignment of one of these names would shadow it.
 TAKEN = {"exercise", "judge", "randomdata", "pytest_plugin", "conftest", "reference", "hints", "cases"}
+# Names the scaffolded code gives a meaning where an exercise's function lives (the notebook, its self-check,
+# the reference): a function of that name would hide it, or be hidden by it.
+OWN_NAMES = {
+    "x": "the scaffolded functions and self-checks name their argument x",
+    "np": "the notebook, the self-check and the reference import NumPy as np",
+    "selfcheck": "the notebook imports its self-check module as selfcheck",
+    "grade": "the grade cells import autograder.kernel's grade",
+    "display": "IPython gives every notebook a display function",
+    "get_ipython": "IPython gives every notebook get_ipython",
+}
 
 GRADER = '''"""Hidden graders of `{exercise}`: each test is a check, worth the points of its mark; `student` answers
 calls as the student's notebook does. Replace these two example checks with yours."""
@@ -126,9 +137,10 @@ def graders_folder(settings: CourseSettings) -> Path:
     return folder
 
 
-def check_names(settings: CourseSettings, graders: Path, assignment: str, exercises: list[str]) -> None:
+def validate_names(assignment: str, exercises: list[str]) -> None:
+    """Refuse, before anything is written, a name the scaffold cannot use, with one line saying why."""
     for name in [assignment, *exercises]:
-        if not NAME.match(name) or keyword.iskeyword(name):
+        if not NAME.fullmatch(name) or keyword.iskeyword(name):
             raise AuthoringError(f"{name!r} is not a name for it: lower-case letters, digits and _, as a Python name")
     if assignment in TAKEN:
         raise AuthoringError(f"{assignment!r} is the name of a graders module: choose another")
@@ -136,6 +148,16 @@ def check_names(settings: CourseSettings, graders: Path, assignment: str, exerci
         raise AuthoringError("name at least one exercise: autograder new ASSIGNMENT EXERCISE...")
     if len(set(exercises)) != len(exercises):
         raise AuthoringError("an exercise is named twice")
+    for name in exercises:
+        why = OWN_NAMES.get(name) or ("a Python built-in" if hasattr(builtins, name) else
+                                      "IPython keeps a notebook's outputs and inputs in names starting with _"
+                                      if name.startswith("_") else None)
+        if why:
+            raise AuthoringError(f"exercise {name!r} would shadow a name its notebook needs ({why}): choose another")
+
+
+def check_names(settings: CourseSettings, graders: Path, assignment: str, exercises: list[str]) -> None:
+    validate_names(assignment, exercises)
     for taken in (settings.path("source", ".", assignment), graders / assignment):
         if taken.exists():
             raise AuthoringError(f"{taken} exists already: autograder new writes a new assignment only")
@@ -143,6 +165,7 @@ def check_names(settings: CourseSettings, graders: Path, assignment: str, exerci
 
 def scaffold(settings: CourseSettings, assignment: str, exercises: list[str]) -> list[Path]:
     """Write the assignment's files; returns them, in the order an author edits them."""
+    validate_names(assignment, exercises)
     graders = graders_folder(settings)
     check_names(settings, graders, assignment, exercises)
     package = graders / assignment

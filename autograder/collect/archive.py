@@ -4,9 +4,11 @@ A zip comes from the LMS, but every name and byte in it was chosen by a student 
 Moodle and Brightspace build from display names, contents). Nothing is extracted by the archive's own
 names: the importer writes under names it makes, so an entry can at worst be refused. An entry is refused,
 with one line, when its name is absolute, climbs (`..`), holds a backslash or a control character, is not
-UTF-8, is nested too deep, or appears twice; when it is a link or another special file, encrypted, or
-larger than a notebook can be; when it expands far more than data does (a zip bomb); and past the archive's
-bounds on entries and total size. Reading an entry is bounded again (the sizes in the headers are claims).
+UTF-8, is longer than a path can be, is nested too deep, or appears twice; when it is a link or another
+special file, encrypted, or larger than a notebook can be; when it expands far more than data does (a zip
+bomb); and past the archive's bounds on entries and total size. Reading an entry is bounded again (the
+sizes in the headers are claims). An archive whose directory lists more entries than any class's download
+holds is refused as a whole before its directory is read (reading it is what costs memory and time).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from autograder.course.submitted import shown
+from autograder.course.submitted import printable, shown
 
 UTF8_FLAG = 0x800
 ENCRYPTED_FLAG = 0x1
@@ -34,6 +36,8 @@ class EntryError(Exception):
 @dataclass(frozen=True)
 class ArchiveBounds:
     entries: int = 20_000
+    listed: int = 100_000  # entries in the archive's directory, read or not: past it, the archive is refused
+    path_bytes: int = 4096  # PATH_MAX: no LMS writes a longer name
     depth: int = 8
     entry_bytes: int = 20 * 2**20  # as submitted.FolderBounds.file_bytes: more is not a notebook
     total_bytes: int = 2 * 2**30
@@ -70,6 +74,10 @@ class Archive:
     def __init__(self, path: Path, bounds: ArchiveBounds = ArchiveBounds()) -> None:
         self.bounds = bounds
         try:
+            listed = _listed(path)
+            if listed > bounds.listed:
+                raise ArchiveError(f"{path}: its directory lists {listed} entries, more than {bounds.listed} "
+                                   "(no LMS download of a class holds that many): refused before reading it")
             self.zip = zipfile.ZipFile(path)
         except FileNotFoundError:
             raise ArchiveError(f"{path}: no such file") from None
@@ -99,6 +107,14 @@ class Archive:
         self.close()
 
 
+def _listed(path: Path) -> int:
+    """The number of entries the archive's end record says its directory holds (zip64 included), read
+    before `zipfile` reads the whole directory into memory; 0 when there is no end record (zipfile says why)."""
+    with open(path, "rb") as handle:
+        end = zipfile._EndRecData(handle)  # the standard library's own reader of that record
+    return int(end[zipfile._ECD_ENTRIES_TOTAL]) if end else 0
+
+
 def entry_name(info: zipfile.ZipInfo) -> str | None:
     """The entry's name as text, or None when it is not UTF-8. Python reads a name without the UTF-8 flag as
     cp437, the zip default; LMSs write UTF-8 and do not always set the flag, so those bytes are read as UTF-8."""
@@ -111,8 +127,10 @@ def entry_name(info: zipfile.ZipInfo) -> str | None:
 
 
 def _problem(name: str, info: zipfile.ZipInfo, bounds: ArchiveBounds) -> str | None:
-    if not name.isprintable():
+    if not printable(name):
         return "a name with control characters"
+    if len(name.encode()) > bounds.path_bytes:
+        return f"a name longer than {bounds.path_bytes} bytes"
     if "\\" in name:
         return "a name with a backslash (a Windows path)"
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):

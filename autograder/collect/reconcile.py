@@ -13,7 +13,7 @@ from rich.table import Table as RichTable
 from autograder.lms.table import Table, write_atomic
 from autograder.terminal import cell
 
-from .importer import ORDER, Outcome, Row
+from .outcome import ORDER, Outcome, Row
 
 HEADER = ["status", "student", "LMS identity", "file in the archive", "note"]
 

@@ -15,10 +15,11 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from autograder.authoring import AuthoringError
-    from autograder.authoring.scaffold import scaffold
+    from autograder.authoring.scaffold import scaffold, validate_names
     from autograder.course.settings import SettingsError, read_course
 
     try:
+        validate_names(args.assignment, args.exercise)  # before anything is written, the graders folder too
         settings = read_course(Path.cwd(), rooted=True, create_graders=True)
         written = scaffold(settings, args.assignment, args.exercise)
     except (SettingsError, AuthoringError) as exc:

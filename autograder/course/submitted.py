@@ -10,6 +10,7 @@ import itertools
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from fnmatch import fnmatch
@@ -34,6 +35,13 @@ class UnsafeFile(Exception):
 
 def valid_student_id(text: str) -> bool:
     return STUDENT_ID.fullmatch(text) is not None
+
+
+def printable(text: str) -> bool:
+    """Text that shows as itself: no control, format (bidi, zero width), line or paragraph separator,
+    surrogate or unassigned character. Spaces are text in every script (Unicode's Zs, such as the
+    ideographic space U+3000 of Japanese names), though `str.isprintable` counts only ' ' among them."""
+    return text.isprintable() or all(c.isprintable() or unicodedata.category(c) == "Zs" for c in text)
 
 
 def shown(text: str) -> str:
@@ -61,6 +69,13 @@ def read_bytes_beneath(folder: Path, rel: Path, limit: int) -> bytes:
     written by the student): no component of `rel` may be a link, checked as each one is opened (a folder
     swapped for a link between listing and reading is refused), and a file with other hard links is refused
     (it may be someone else's file)."""
+    return read_dated_beneath(folder, rel, limit)[0]
+
+
+def read_dated_beneath(folder: Path, rel: Path, limit: int) -> tuple[bytes, int]:
+    """`read_bytes_beneath`, and the latest change time (ctime, ns) of the file and of every folder on its
+    way, taken once it is read: what was read was there at that time, and the kernel, not the student,
+    keeps that clock (a student can set a file's mtime, not its ctime)."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     fds = []
     try:
@@ -75,7 +90,8 @@ def read_bytes_beneath(folder: Path, rel: Path, limit: int) -> bytes:
             raise UnsafeFile(f"{rel}: cannot be opened ({exc.strerror})") from None
         if os.fstat(fds[-1]).st_nlink > 1:
             raise UnsafeFile(f"{rel}: a file with other hard links")
-        return _read_open(fds[-1], str(rel), limit)
+        data = _read_open(fds[-1], str(rel), limit)
+        return data, max(os.fstat(fd).st_ctime_ns for fd in fds)
     finally:
         for fd in fds:
             os.close(fd)
@@ -234,7 +250,7 @@ def _text_name(name: str) -> bool:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    return name.isprintable()
+    return printable(name)
 
 
 def copy_file(source: Path, dest: Path, limit: int) -> None:

@@ -15,6 +15,11 @@ the columns left unmapped (the names); Blackboard matches on `Username`; Brights
 behind a `#` and never start a formula. An identifier an LMS matches on cannot take a `'` (the LMS would
 then match nobody), so one that holds a formula is refused: at roster import, naming the file and line
 (`roster.validate`), and, if it reached the gradebook another way, at export (`Table.keys`).
+
+Control characters and Unicode direction controls (ESC, CR, LF, U+202E...) are written out in every cell as
+the terminal shows them (`terminal.visible`: `\x1b`, `\r`, `\u202e`), so a file read with `cat` or
+`less` cannot be rewritten on screen by a name, and a spreadsheet shows one line per cell; an identifier
+the LMS matches on, or a column name, cannot be changed that way and is refused instead.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.terminal import visible
 
 from .errors import LmsError, MissingIdentity
 from .identity import Person
@@ -41,17 +48,22 @@ _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _AFTER_SEPARATOR = re.compile(r"""([,;\t\r\n][\s"]*)(?=[=+\-@])""")
 
 
-def neutralised(value: str) -> str:
-    """`value` as a CSV cell a spreadsheet shows as text and never runs (see the module's docstring)."""
+def _no_formula(value: str) -> str:
     if _NUMBER.fullmatch(value):
         return value
     value = _AFTER_SEPARATOR.sub(r"\1'", value)
     return "'" + value if value.startswith(FORMULA_START) else value
 
 
+def neutralised(value: str) -> str:
+    """`value` as a CSV cell a spreadsheet shows as text and never runs, its control characters written out
+    (see the module's docstring)."""
+    return _no_formula(visible(value))
+
+
 def looks_like_formula(value: str) -> bool:
-    """True for text that `neutralised` would change: a spreadsheet could run part of it."""
-    return neutralised(value) != value
+    """True for text a spreadsheet could run part of."""
+    return _no_formula(value) != value
 
 
 @dataclass
@@ -68,12 +80,22 @@ class Table:
         buffer = io.StringIO()
         # RFC 4180: CRLF line ends, quotes only where needed; every LMS importer here reads that.
         writer = csv.writer(buffer, lineterminator="\r\n")
+        for name in self.header:
+            if visible(name) != name:
+                raise LmsError(f"the export's column {visible(name)!r} holds control characters: the LMS matches "
+                               "columns by name, so it cannot be escaped; rename it in lms.toml or the gradebook")
         writer.writerow(self.header)
         keys = [i for i, name in enumerate(self.header) if name in self.keys]
         for number, row in enumerate(self.rows, start=2):
             if len(row) != len(self.header):  # importers reject ragged rows (Moodle rejects the file)
                 raise AssertionError(f"row of {len(row)} fields under a header of {len(self.header)}")
             for i in keys:
+                if visible(row[i]) != row[i]:
+                    raise LmsError(
+                        f"line {number} of the export: {self.header[i]} {visible(row[i])!r} holds control "
+                        "characters; the LMS matches students on it, so it cannot be escaped: give that student "
+                        "another one in the gradebook"
+                    )
                 if looks_like_formula(row[i]):
                     raise LmsError(
                         f"line {number} of the export: {self.header[i]} {row[i]!r} holds what a spreadsheet "

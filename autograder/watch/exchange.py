@@ -23,7 +23,7 @@ from autograder.course.submitted import (
     FolderBounds,
     UnsafeFile,
     list_files,
-    read_bytes_beneath,
+    read_dated_beneath,
     shown,
     valid_student_id,
 )
@@ -35,8 +35,8 @@ SECRET = re.compile(r"[0-9a-f]{32,256}")
 # nbgrader's optional suffix: 9 random bytes in URL-safe base64.
 RANDOM_SUFFIX = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # The time in a submission's name is the student's to write; the folder's inode change time is the
-# kernel's. A name more than this far from it is not believed, and the change time is used instead.
-CLOCK_SLACK = timedelta(minutes=5)
+# kernel's, and is the time used. A name this far from it or more is quoted in the log.
+NAME_TIME_QUOTED = timedelta(seconds=1)
 NBGRADER_TIME = "%Y-%m-%d %H:%M:%S.%f UTC"
 # nbgrader's modes: students may enter `feedback/` but not list it (a file's name is its secret).
 FEEDBACK_MODE = 0o711
@@ -65,7 +65,8 @@ class Entry:
     student: str
     assignment: str
     time: datetime  # naive UTC, as nbgrader's `parse_utc` gives
-    time_note: str | None = None  # why the time in the name was not believed
+    time_note: str | None = None  # how the time in the name differs from it
+    changed_ns: int = 0  # the folder's change time (ctime) `time` is: nothing collected may be newer
 
 
 @dataclass
@@ -126,24 +127,31 @@ class Exchange:
                 owner = f"uid {info.st_uid}"
             if owner != student:
                 raise Uncollectable(f"{name}: owned by {owner}, not by {student} (c.CollectApp.check_owner)")
-        return Entry(name, student, assignment, *_believed_time(stamp, info.st_ctime))
+        return Entry(name, student, assignment, *_believed_time(stamp, info.st_ctime_ns), info.st_ctime_ns)
 
     def secret(self, entry: Entry) -> str:
+        return self._dated_secret(entry)[0]
+
+    def _dated_secret(self, entry: Entry) -> tuple[str, int]:
         try:
-            text = read_bytes_beneath(self.inbound / entry.name, Path(SECRET_FILE), 1024).decode("ascii").strip()
+            data, changed = read_dated_beneath(self.inbound / entry.name, Path(SECRET_FILE), 1024)
+            text = data.decode("ascii").strip()
         except (UnsafeFile, UnicodeDecodeError) as exc:
             raise Uncollectable(f"{entry.name}: no usable {SECRET_FILE} ({exc})") from None
         if not SECRET.fullmatch(text):
             raise Uncollectable(f"{entry.name}: {SECRET_FILE} is not nbgrader's (hex, 32 to 256 digits)")
-        return text
+        return text, changed
 
     def collect(self, entry: Entry, dest: Path, ignore: list[str], bounds: FolderBounds = BOUNDS) -> Collected:
         """Copy the submission to `dest` (`submitted/<student>/<assignment>`) as `nbgrader collect` does, with
-        its time in `timestamp.txt`; the folder is built beside `dest` and swapped in whole."""
+        its time in `timestamp.txt`; the folder is built beside `dest` and swapped in whole. A submission
+        changed after its time (a file rewritten in a folder waiting in inbound/) is `Uncollectable`: what is
+        graded is what was there at the time used."""
         from autograder.grading.autograded import swap_in
 
         folder = self.inbound / entry.name
-        collected = Collected(self.secret(entry))
+        secret, latest = self._dated_secret(entry)
+        collected = Collected(secret)
         listing = list_files(folder, ignore, bounds)
         collected.left_out = listing.left_out
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -153,12 +161,16 @@ class Exchange:
                 if rel == Path(SECRET_FILE):
                     continue
                 try:
-                    data = read_bytes_beneath(folder, rel, bounds.file_bytes)
+                    data, changed = read_dated_beneath(folder, rel, bounds.file_bytes)
                 except UnsafeFile as exc:
                     collected.left_out.append(str(exc))
                     continue
+                latest = max(latest, changed)
                 (build / rel).parent.mkdir(parents=True, exist_ok=True)
                 (build / rel).write_bytes(data)
+            if latest > entry.changed_ns:
+                raise Uncollectable(f"{entry.name}: changed at {_utc(latest):%Y-%m-%d %H:%M:%S} UTC, after it was "
+                                    f"submitted ({entry.time:%Y-%m-%d %H:%M:%S} UTC): not graded; submit again")
             (build / TIMESTAMP_FILE).write_text(entry.time.strftime(NBGRADER_TIME))
             (build / SECRET_FILE).write_text(collected.secret)
         except BaseException:
@@ -189,10 +201,16 @@ class Exchange:
         return path
 
 
-def _believed_time(stamp: str, ctime: float) -> tuple[datetime, str | None]:
-    """The submission's time: the one in its name, unless the folder's change time says otherwise (a name
-    backdated to dodge the due date, or dated in the future to jump the queue)."""
-    changed = datetime.fromtimestamp(ctime, UTC).replace(tzinfo=None)
+def _utc(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, UTC).replace(tzinfo=None)
+
+
+def _believed_time(stamp: str, ctime_ns: int) -> tuple[datetime, str | None]:
+    """The submission's time: its folder's change time, the kernel's record of the last step of `nbgrader
+    submit` (making the folder writable by all, after the files are copied). The time in the name is
+    written by the student's side before the copy, so it is never believed, however close: a slack of any
+    size would let a name backdate a submission by that much. It is quoted when a second or more away."""
+    changed = _utc(ctime_ns)
     try:
         from nbgrader.utils import parse_utc
 
@@ -201,6 +219,6 @@ def _believed_time(stamp: str, ctime: float) -> tuple[datetime, str | None]:
             claimed = claimed.astimezone(UTC).replace(tzinfo=None)
     except Exception:  # dateutil raises several kinds for text it cannot read
         return changed, "the time in its name is not a date: the folder's time is used"
-    if abs(claimed - changed) <= CLOCK_SLACK:
-        return claimed, None
+    if abs(claimed - changed) < NAME_TIME_QUOTED:
+        return changed, None
     return changed, f"the time in its name is {claimed:%Y-%m-%d %H:%M:%S} UTC, its folder's: the folder's is used"

@@ -4,7 +4,9 @@ Each builder follows the layout the LMS's own code or documentation gives (see a
 - Canvas: `lib/content_zipper.rb` in instructure/canvas-lms (`get_filename`, `add_upload_submission`,
   `sanitize_user_name`): `{sortable name, lower case, word characters}_{LATE_}{user id}_{attachment id}_{file}`.
 - Moodle: `mod/assign/locallib.php`, `assign::download_submissions`: with "download as folders" (the default
-  since Moodle 3.1) `{Full Name}_{participant id}_assignsubmission_file_/{file}`.
+  since Moodle 3.1) `{Full Name}_{participant id}_assignsubmission_file_/{file}`; since 4.1
+  (`mod/assign/classes/downloader.php`, `get_student_prefix`) without the `_` before the `/`. Both write
+  every `_` of the name as a space.
 - Blackboard Learn: Grade Center > Assignment File Download. Not from Blackboard's own pages (not at hand):
   the layout as tools that read these archives parse it, CodeGra.de's `psef/blackboard.py` (the receipt's
   Name / Assignment / Date Submitted / Current Grade / Submission Field / Comments / Files with Original
@@ -44,9 +46,9 @@ def canvas(path: Path, uploads: list[tuple[str, str, int, str, bytes]], late: se
     return write_zip(path, files)
 
 
-def moodle(path: Path, uploads: list[tuple[str, int, str, bytes]]) -> Path:
-    """uploads: (full name, participant id, file name, bytes)."""
-    return write_zip(path, {f"{name}_{pid}_assignsubmission_file_/{filename}": data
+def moodle(path: Path, uploads: list[tuple[str, int, str, bytes]], end: str = "_") -> Path:
+    """uploads: (full name, participant id, file name, bytes); `end=""` for Moodle 4.1's folders."""
+    return write_zip(path, {f"{name}_{pid}_assignsubmission_file{end}/{filename}": data
                             for name, pid, filename, data in uploads})
 
 

@@ -96,3 +96,24 @@ def test_csv_holds_no_formula_from_a_hostile_folder_name(in_course: Course) -> N
     assert run_cli("collect", HSA, str(archive), "--from", "moodle") == 0
     text = (in_course.root / "exports" / f"collect_{HSA}.csv").read_text()
     assert "'=HYPERLINK" in text and ",=HYPERLINK" not in text
+
+
+def test_an_archive_listing_past_its_bound_is_refused_before_its_directory_is_read(tmp_path: Path) -> None:
+    from autograder.collect.archive import ArchiveError
+
+    path = lms.write_zip(tmp_path / "many.zip", {f"a_1001_{i}_{NB}": b"" for i in range(11)})
+    try:
+        Archive(path, ArchiveBounds(listed=10))
+    except ArchiveError as exc:
+        assert "lists 11 entries, more than 10" in str(exc) and "\n" not in str(exc)
+    else:
+        raise AssertionError("an archive past its bound was read")
+    with Archive(path, ArchiveBounds(listed=11)) as archive:
+        assert len(archive.listing.entries) == 11
+
+
+def test_a_name_longer_than_a_path_is_refused(tmp_path: Path) -> None:
+    path = lms.write_zip(tmp_path / "long.zip", {"a" * 200 + "/" + "漢" * 1400: b"", GOOD: b""})
+    with Archive(path) as archive:
+        assert [e.path for e in archive.listing.entries] == [GOOD]
+        assert [why for _, why in archive.listing.refused] == ["a name longer than 4096 bytes"]

@@ -34,6 +34,14 @@ def hostile(char: str) -> dict[str, str]:
             "last_name": f"{char}1+1;=cmd|' /C calc'!A0", "section": f"{char}SUM(A1:A9)"}
 
 
+def as_written(text: str) -> str:
+    """A hostile cell as every export writes it: a leading tab or CR written out as the terminal shows it
+    (then it starts no formula), else a formula's first character behind a `'`."""
+    if text[0] in "\t\r":
+        return text.replace("\t", "\\t").replace("\r", "\\r")
+    return "'" + text
+
+
 def store(course: Course, *people: Person) -> None:
     """Write identities straight into the gradebook, as `nbgrader db student add` or an LMS sync would."""
     with course.gradebook() as gb:
@@ -66,12 +74,12 @@ def test_names_and_sections_are_neutralised_in_every_format(in_course: Course, f
     text, rows = export_rows(fmt)
     assert_no_formula(text)
     cells = {value for row in rows[1:] for value in row}
-    first, last = fields["first_name"], fields["last_name"].replace(";=", ";'=")
-    written = {"canvas": [f"'{last}, ", "'" + fields["section"]],  # the name is `Last, First`
-               "moodle": ["'" + first, "'" + last],
-               "blackboard": ["'" + first, "'" + last],
+    first, last = as_written(fields["first_name"]), as_written(fields["last_name"].replace(";=", ";'="))
+    written = {"canvas": [f"{last}, ", as_written(fields["section"])],  # the name is `Last, First`
+               "moodle": [first, last],
+               "blackboard": [first, last],
                "brightspace": [],  # holds no names: only the ids it matches on, behind a "#"
-               "csv": ["'" + first, "'" + last]}[fmt]
+               "csv": [first, last]}[fmt]
     for value in written:
         assert any(cell.startswith(value) for cell in cells), f"{value!r} missing"
     # What the LMS matches ada on is unchanged.
@@ -91,8 +99,37 @@ def test_breakdown_neutralises_ids_and_emails_no_lms_matches_on(in_course: Cours
     assert_no_formula(text)
     ids = [row[0] for row in rows[1:]]
     emails = [row[3] for row in rows[1:]]
-    assert ids.count("'" + student) == 2 and emails.count(f"'{char}1@evil.example") == 2
-    assert emails.count(f"'{char}bob") == 2
+    assert ids.count(as_written(student)) == 2 and emails.count(as_written(f"{char}1@evil.example")) == 2
+    assert emails.count(as_written(f"{char}bob")) == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_control_characters_are_written_out_in_every_format_spaces_are_kept(in_course: Course, fmt: str) -> None:
+    # A screen clear, a CR that overwrites the line, a right-to-left override, a line separator: raw in the
+    # file, `cat exports/x.csv` ran them. An ideographic space is text (a Japanese name).
+    store(in_course, Person(id="ada", first_name="mal\x1b[2J\rALL SENT\u202e", last_name="山田\u3000x\u2028y",
+                            section="A\x07"))
+    text, rows = export_rows(fmt)
+    assert not any(char in text for char in ("\x1b", "\u202e", "\u2028", "\x07")), repr(text)
+    assert "\r" not in text.replace("\r\n", ""), "CR only in the CSV's own line ends"
+    cells = {value for row in rows[1:] for value in row}
+    if fmt != "brightspace":  # holds no names
+        assert any("mal\\x1b[2J\\rALL SENT\\u202e" in c for c in cells), cells
+        assert any("山田\u3000x\\u2028y" in c for c in cells), cells
+
+
+@pytest.mark.parametrize("fmt, person, column", [
+    ("canvas", Person(id="ada", sis_user_id="S\x1b[2J1"), "SIS User ID"),
+    ("moodle", Person(id="bob", email="bob\u202e@uni.example"), "Email address"),
+    ("blackboard", Person(id="cyd", login_id="cyd\r"), "Username"),
+])
+def test_an_identifier_with_control_characters_is_refused_not_changed(in_course: Course, capsys, fmt: str,
+                                                                      person: Person, column: str) -> None:
+    store(in_course, person)
+    assert run_cli("export", HSA, "--to", fmt) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and column in err and "control characters" in err and "\x1b[" not in err
+    assert not (in_course.root / "exports" / f"{fmt}.csv").exists()
 
 
 @pytest.mark.parametrize("fmt, person, column", [

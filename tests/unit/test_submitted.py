@@ -127,6 +127,14 @@ def test_listing_keeps_regular_files_and_says_what_it_leaves_out(tmp_path):
                                         "'tab\\there': a name that is not text"]
 
 
+def test_a_name_with_a_space_of_any_script_is_listed_one_with_a_direction_override_is_not(tmp_path):
+    (tmp_path / "山田\u3000メモ.txt").write_text("")
+    (tmp_path / "a\u202egnp.exe").write_text("")
+    listing = list_files(tmp_path, [])
+    assert [str(path) for path, _ in listing.files] == ["山田\u3000メモ.txt"]
+    assert listing.left_out == ["'a\\u202egnp.exe': a name that is not text"]
+
+
 def test_listing_stops_at_its_bounds(tmp_path):
     (tmp_path / "big").write_bytes(b"x" * 101)
     for name in "abcd":
