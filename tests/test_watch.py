@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -257,6 +258,10 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
     slow = hand_in(watched, "sam", [SLOW])  # every call sleeps: its exercises take the cell limit each
     broken = hand_in(watched, "bo", stamp=datetime.now(UTC) + timedelta(seconds=1))
     (broken.folder / f"{ASSIGNMENT}.ipynb").unlink()  # the student submitted without the notebook
+    changed = hand_in(watched, "cy", stamp=datetime.now(UTC) + timedelta(seconds=2))
+    time.sleep(0.1)  # past the kernel's clock tick: the rewrite has a later change time than the folder
+    notebook = changed.folder / f"{ASSIGNMENT}.ipynb"
+    notebook.write_text(notebook.read_text())  # rewritten in place after it was handed in
     for i in range(3000):  # junk that is no submission: read a slice a poll, refused in one counted line
         (watched.inbound / f"junk{i}").mkdir()
     with watching(watched.course) as watcher:
@@ -270,14 +275,17 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
         page = released(watched, broken, watcher.log)
         assert f"has no {ASSIGNMENT}.ipynb" in page and "scores 0" in page
         released(watched, slow, watcher.log)
+        refused = released(watched, changed, watcher.log)
+        assert "Submission not graded" in refused and "does not count as an attempt" in refused
     stopped = _status(watched)
     assert stopped.returncode == 1 and "NO WATCHER RUNNING" in stopped.stdout and "graded: 3" in stopped.stdout
     log = watcher.log()
     assert "NOT GRADED bo" not in log and "more entries in" in log
-    polls = -(-3003 // NAMES_PER_POLL)  # a bounded slice of names a poll; past 20 refusals a poll, one line
+    polls = -(-3004 // NAMES_PER_POLL)  # a bounded slice of names a poll; past 20 refusals a poll, one line
     assert log.count("refused ") <= polls * (REFUSALS_LOGGED + 1), log[-3000:]
     states = {r["name"]: r["state"] for r in watched.ledger}
-    assert states[broken.name] == "graded" and sum(s == "refused" for s in states.values()) == 3000
+    assert states[broken.name] == "graded" and states[changed.name] == "refused"
+    assert sum(s == "refused" for s in states.values()) == 3001
     assert sum(scores(watched.course)["oz"].values()) == 46
 
 

@@ -223,7 +223,9 @@ class Watcher:
         try:
             got = self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))
         except (Uncollectable, UnsafeFile, OSError) as exc:
-            self.refuse(entry.name, str(exc) if not isinstance(exc, OSError) else f"{entry.name}: {exc}")
+            why = str(exc) if not isinstance(exc, OSError) else f"{entry.name}: {exc}"
+            self.refuse(entry.name, why)
+            self.tell_refused(entry, why)
             return 0
         if self.policy.counts == "best":
             self.keep_attempt(entry.name, entry.student, assignment)
@@ -434,6 +436,20 @@ class Watcher:
         self.ledger.write(Record(entry.name, "failed", utcnow().isoformat(), entry.student, entry.assignment,
                                  entry.time.isoformat(), until=until.isoformat(), note=why[:300]))
         self.log(visible(f"NOT GRADED {entry.student} {entry.assignment}: {why}; retried in {wait:g} s"))
+
+    def tell_refused(self, entry: Entry, why: str) -> None:
+        """The student's page says why their submission was not graded, where its secret can still be read (a
+        folder changed after it was submitted, a file that is a link): they can submit again."""
+        try:
+            secret = self.exchange.secret(entry)
+            page = notice("Submission not graded", [
+                f"Your submission of {entry.assignment} at {when(entry.time)} was not graded: "
+                f"{why.removeprefix(entry.name).lstrip(': ')}.",
+                "It does not count as an attempt: submit again with nbgrader (or the Assignments tab)."])
+            for source in self.sources[entry.assignment]:
+                self.exchange.release(secret, source.name, page)
+        except (Uncollectable, OSError):
+            pass  # no usable secret: nowhere to put a page the student could fetch
 
     def refuse(self, name: str, why: str) -> None:
         self.refuse_all([self.refusal(name, why)])
