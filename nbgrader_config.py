@@ -21,11 +21,13 @@ c.OverwriteCells.add_missing_cells = True
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"Warning: "
 
-# Students get their feedback without the hidden tests' source.
+# Students get their feedback without the hidden tests' source, and with what the graders found but nothing
+# their own code output (which could quote the hidden inputs: README, "What the feedback reveals").
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "autograder.feedback.ClearHiddenTestsQuietly",
+    "autograder.feedback.GradersOnly",
     "autograder.feedback.ClearGradeCellTracebacks",
     "autograder.feedback.ScoreSummary",
 ]
