@@ -33,6 +33,14 @@ c.GenerateFeedback.preprocessors = [
 ]
 
 
+# Graded attempts under `autograder watch`: 3 a day. Each graded attempt's feedback can carry a few hundred
+# bits out of the hidden checks at the very most (`python -m autograder.devtools.oracle` measures it), and
+# reading any exercise's hidden inputs and expected values takes 47 attempts at the least: more than 3 a day
+# allow in 15 days. An assignment open longer wants fewer (README, "What the feedback reveals").
+c.AutograderWatch.attempts = 3
+c.AutograderWatch.window_hours = 24
+
+
 # The formgrader's Autograde button grades through the sandboxed engine (autograder/formgrader.py). Scoped
 # to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
 c.NbGraderAPI.Autograde.sanitize_preprocessors = [

@@ -41,10 +41,11 @@ from typing import Any
 import nbformat
 
 from autograder.devtools import oracle_student as student_side
-from autograder.devtools.catalogue import write_submission
+from autograder.devtools.catalogue import solution_sources, write_submission
 from autograder.devtools.repo import new_course
 from autograder.graders.exercise import collect, exercises, reference_function, run_case
 from autograder.notebook import grade_id
+from autograder.raised import MAX_LINE, SHOWN_TYPES
 
 ASSIGNMENT, TARGET, DEPENDENT = "hidden_state_activation", "formula_1", "hidden_state"
 STUDENT = "mallory"
@@ -96,15 +97,22 @@ def truth() -> Truth:
     return Truth(inputs, expected, len(calls), len(collect(ASSIGNMENT, DEPENDENT)))
 
 
-def needed_bits(assignment: str, exercise: str) -> int:
+def needed_bits(assignment: str, exercise: str) -> tuple[int, int]:
     """What reading an exercise's hidden inputs and expected values takes, at the precision a lookup table
-    needs (`NEEDED_*_BITS` a value)."""
-    total = 0
+    needs (`NEEDED_*_BITS` a value): (inputs, expected). Only arrays count as hidden inputs: a check's
+    scalar arguments (sizes, options) are in its name and its call, as the feedback shows them."""
+    inputs = expected = 0
     for name, args, kwargs in graded_calls(assignment, exercise):
-        for value in [*args, reference_function(assignment, name)(*args, **kwargs)]:
-            floats, ints = _counts(value)
-            total += NEEDED_FLOAT_BITS * floats + NEEDED_INT_BITS * ints
-    return total
+        for value in args:
+            if not isinstance(value, int | float):
+                inputs += _bits_of(value)
+        expected += _bits_of(reference_function(assignment, name)(*args, **kwargs))
+    return inputs, expected
+
+
+def _bits_of(value: Any) -> int:
+    floats, ints = _counts(value)
+    return NEEDED_FLOAT_BITS * floats + NEEDED_INT_BITS * ints
 
 
 def _counts(value: Any) -> tuple[int, int]:
@@ -186,13 +194,15 @@ class Working:
 
 
 def plan_calls(stream_of: Callable[[int], Stream], calls: int, kind: str | None, first: list[str],
-               rest: list[str] | None, shared: bool) -> list[list]:
+               rest: list[str] | None, shared: bool, cursor: int = 0) -> list[list]:
     """Each call's plan: one kind of output, its parts placed on bits not read yet. `kind` None: the first
     submission tries every kind, call by call, and for exceptions after the first both FULL and SAME.
     `shared`: all calls send one stream (else call k its own)."""
-    plans, cursor, raised = [], 0, 0
+    plans, raised = [], 0
     for call in range(calls):
-        chosen = kind or (RAISE, GOT, SHAPE)[call % 3]
+        # A check that looks only at the arguments passes whatever comes back: the last one listed (the
+        # inputs check) always raises, so that a score counts only the calls let pass.
+        chosen = RAISE if call == calls - 1 else kind or (RAISE, GOT, SHAPE)[call % 3]
         stream = stream_of(call)
         start = stream.unknown_from(cursor if shared else 0)
         if chosen == RAISE:
@@ -214,20 +224,24 @@ def plan_calls(stream_of: Callable[[int], Stream], calls: int, kind: str | None,
 # The notebook ---------------------------------------------------------------------------------------------
 
 def attack_cell(plan: dict) -> str:
-    """The student's side: `oracle_student`'s text with this submission's plan, and `raise_at`."""
-    text = Path(student_side.__file__).read_text()
-    lines = [text, f"PLAN.update({plan!r})", "", "", "def raise_at(v, E, text):"]
+    """The student's side: `oracle_student`'s text with this submission's plan."""
+    return Path(student_side.__file__).read_text() + f"\nPLAN.update({plan!r})\n"
+
+
+def raise_at(who: str) -> str:
+    """A function raising at line 1 + v of its cell for v: put first in an attacking function's cell."""
+    lines = [f"def raise_at_{who}(v, E, text):"]
     lines += [f"    if v == {value}: raise E(text)" for value in range(1 << student_side.LINE_BITS)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n\n"
 
 
-TARGET_CODE = f"""def {TARGET}(*args, **kwargs):
+TARGET_CODE = raise_at("E") + f"""def {TARGET}(*args, **kwargs):
     return attack_target(args)
 
 
 MINE["{TARGET}"] = {TARGET}"""
 
-DEPENDENT_CODE = f"""def {DEPENDENT}(w_hh, w_hx, h_t_prev, x_t, b_h, formula=1, g=sigmoid):
+DEPENDENT_CODE = raise_at("D") + f"""def {DEPENDENT}(w_hh, w_hx, h_t_prev, x_t, b_h, formula=1, g=sigmoid):
     def honest():
         return g((formula_1 if formula == 1 else formula_2)(w_hh, w_hx, h_t_prev, x_t) + b_h)
 
@@ -309,6 +323,22 @@ def case_messages(text: str, exercise: str) -> list[tuple[str, str]]:
     return [(verdict, "\n".join(message)) for verdict, message in cases]
 
 
+def verdict_block(text: str, exercise: str) -> str:
+    """The graders' verdict of one exercise on the page, as the student reads it (the note of a run on its
+    own included); trailing spaces dropped, so that two pages compare by what they say."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    head = re.compile(rf"^\s*{exercise}( was judged on its own|: [\d.]+ / )")
+    heads = [i for i, line in enumerate(lines) if head.match(line)]
+    if not heads:
+        return ""
+    block = []
+    for line in lines[heads[0]:]:
+        if block and not line.strip():
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
 def exercise_score(text: str, exercise: str) -> tuple[float, float] | None:
     found = re.findall(rf"^\s*{exercise}: ([\d.]+) / ([\d.]+) points", text, flags=re.M)
     return (float(found[-1][0]), float(found[-1][1])) if found else None
@@ -349,7 +379,7 @@ def decode_call(message: str, plan: list, first: tuple[str, str] | None) -> dict
                     data = base64.b64decode(text.group(1))
                     found["text"] = student_side.bits_of(data)[:count]
             elif name == "same" and first is not None:
-                if "(same problem as above)" in message or (first[1] and message == first[1]):
+                if "(the same problem as the one explained)" in message:
                     found["same"] = "1"
                 elif message.strip():
                     found["same"] = "0"
@@ -365,6 +395,7 @@ class Attack:
     expected: Stream
     working: Working = field(default_factory=Working)
     tallies: list[Tally] = field(default_factory=list)
+    verdicts: list[str] = field(default_factory=list)  # per submission: the target's and dependent's verdicts
     log: Callable[[str], None] = print
 
     @property
@@ -383,22 +414,26 @@ class Attack:
         w = self.working
         e_plans = plan_calls(lambda k: self.inputs[k], self.truth.target_cases, w.kinds["E"], w.first["E"],
                              w.rest["E"], False)
+        score = [self.expected.unknown_from(0), student_side.SCORE_BITS]
         d_plans = plan_calls(lambda _: self.expected, self.truth.dependent_cases - 1, w.kinds["D"], w.first["D"],
-                             w.rest["D"], True)
+                             w.rest["D"], True, cursor=sum(score))
         sleep = None
         if w.sleep and w.baseline is not None:
             sleep = [self.inputs[0].tail_unknown(student_side.SLEEP_BITS), student_side.SLEEP_BITS]
-        return {"target": TARGET, "target_calls": self.truth.target_cases, "E": e_plans, "D": d_plans, "sleep": sleep}
+        return {"target": TARGET, "target_calls": self.truth.target_cases, "E": e_plans, "D": d_plans,
+                "sleep": sleep, "score": score}
 
     def submit(self, pages: Any) -> Tally:
         plan = self.plan()
         write_attack(self.course, plan)
         text, seconds = grade_and_read(self.course, self.path, pages)
+        self.verdicts.append("\n".join(verdict_block(text, name) for name in (TARGET, DEPENDENT)))
         tally = Tally()
         self._read_calls(text, TARGET, plan["E"], lambda k: self.inputs[k], "E", tally, skip=0)
         self._read_calls(text, DEPENDENT, plan["D"], lambda _: self.expected, "D", tally, skip=1)
         self._read_printed(text, tally)
         self._read_time(seconds, plan["sleep"], tally)
+        self._read_score(text, plan["score"], tally)
         self.tallies.append(tally)
         return tally
 
@@ -464,6 +499,20 @@ class Attack:
             fresh = stream.known.count(None)
             stream.learn(0, bits)
             tally.add("printed text", fresh)
+
+    def _read_score(self, text: str, score: list, tally: Tally) -> None:
+        """The dependent's score on its own (the note above its verdict): how many checks it let pass."""
+        found = re.search(rf"{DEPENDENT} was judged on its own: .*? On its own it scores ([\d.]+) /", text, re.S)
+        start, count = score
+        if not found or not float(found.group(1)).is_integer() or not 1 <= float(found.group(1)) <= 1 << count:
+            return
+        bits = f"{int(float(found.group(1))) - 1:0{count}b}"[:max(0, self.expected.length - start)]
+        if bits != self.truth.expected[start:start + len(bits)]:
+            tally.wrong += len(bits)
+            return
+        fresh = sum(1 for i in range(len(bits)) if self.expected.known[start + i] is None)
+        self.expected.learn(start, bits)
+        tally.add(f"{DEPENDENT} score", fresh)
 
     def _read_time(self, seconds: float, sleep: list | None, tally: Tally) -> None:
         w = self.working
@@ -532,6 +581,7 @@ def run(path: str = "sandbox", submissions: int = 6, keep: bool = False,
             if attack.done:
                 break
         found: dict[str, Any] = {"path": path, "submissions": len(attack.tallies), "done": attack.done,
+                                 "verdicts": attack.verdicts,
                                  "bits": [t.total for t in attack.tallies], "length": attack.length,
                                  "channels": [t.bits for t in attack.tallies],
                                  "wrong": sum(t.wrong for t in attack.tallies)}
@@ -552,30 +602,64 @@ def run(path: str = "sandbox", submissions: int = 6, keep: bool = False,
 
 
 def _extrapolated(attack: Attack, log: Callable[[str], None]) -> dict[str, Any]:
-    """The rate after the first submission (which tries every kind of output), and what it takes at that rate."""
+    """The attack's own rate after its first submission (which tries every kind of output), what it takes at
+    that rate, and the bound for every exercise at the most any attack could carry (`capacity_bound`)."""
     steady = attack.tallies[1:] or attack.tallies
     rate = sum(t.total for t in steady) / len(steady)
     left = attack.length - attack.read
     found: dict[str, Any] = {"rate": rate}
-    if rate <= 0:
-        log(f"not extracted: {left} bits left, and the last submissions read nothing: impossible this way")
-        found["needed"] = math.inf
-        return found
-    found["needed"] = len(attack.tallies) + math.ceil(left / rate)
+    found["needed"] = len(attack.tallies) + math.ceil(left / rate) if rate > 0 else math.inf
     log(f"not extracted in {len(attack.tallies)}: {left} bits left at {rate:.1f} bits a submission: "
-        f"{found['needed']} graded submissions for {TARGET}")
-    # The same rate is what one submission carries through one exercise's checks (the target's, or the
-    # dependent's judged on its own); a notebook's checks together carry at most that per exercise.
-    per_exercise = rate / 2
-    counts = {}
-    for assignment in ("hidden_state_activation", "rnn_update_equations"):
-        for exercise in exercises(assignment):
-            bits = needed_bits(assignment, exercise)
-            counts[f"{assignment}/{exercise}"] = math.ceil(bits / (per_exercise * len(exercises(assignment))))
-    found["per_exercise"] = counts
-    log("at that rate through every exercise's checks at once: " +
-        ", ".join(f"{name.split('/')[1]} {n}" for name, n in counts.items()))
+        f"{found['needed']} graded submissions for {TARGET} at this attack's rate")
+    found["bound"] = bounds = capacity_bound()
+    for assignment, rows in bounds.items():
+        log(f"{assignment}: at most {rows['_total']:.0f} bits a submission through every check; graded "
+            "submissions at the least to read an exercise's hidden inputs and expected values: " +
+            ", ".join(f"{name} {_shown(n)}" for name, n in rows.items() if not name.startswith("_")))
     return found
+
+
+def _shown(count: float) -> str:
+    return "impossible" if count == math.inf else str(int(count))
+
+
+# The most one graded submission can carry, whatever the attack --------------------------------------------
+
+FIRST_BITS = math.log2(len(SHOWN_TYPES) + 1) + math.log2(MAX_LINE)  # an exercise's one explained failure
+OTHER_BITS = math.log2(3)  # each other check: passed, failed the same way, or failed another way
+TIMING_BITS = 5.0  # the feedback's time of arrival: a cell's 30 s at a resolution of 1 s, optimistically
+
+
+def capacity_bound() -> dict[str, dict[str, float]]:
+    """Per assignment: the bits one graded submission can carry out at most (`_total`), and per exercise
+    the graded submissions that reading its hidden inputs and expected values takes at the least.
+
+    Every exercise's feedback explains one failing check of its run with the student's own functions (which
+    one, and an exception's type and line, or a shape, or a hint: at most `FIRST_BITS`) and says of each other check
+    whether it passed or failed alike (`OTHER_BITS`, as if the attacker could pass any check at will); an
+    exercise judged on its own adds its score there; each grade cell's score says whether its self-check
+    passed; the time the feedback takes says a few bits. A submission's process holds every hidden input
+    (the sandbox sends them ahead), so inputs can leave through all of that. An exercise's expected values
+    only ever reach it while a later exercise is judged on its own (its stand-in answers as the reference),
+    and of that run only the score is shown: they leave through the later exercises' scores on their own,
+    and an exercise with none after it never gives them away (bar guessing one value a check)."""
+    bounds: dict[str, dict[str, float]] = {}
+    for assignment in ("hidden_state_activation", "rnn_update_equations"):
+        order = [name for name in solution_sources(assignment) if name in exercises(assignment)]
+        checks = {name: len(collect(assignment, name)) for name in order}
+        alone = {name: math.log2(count + 1) for name, count in checks.items()}  # a score of 0..count points
+        total = sum(FIRST_BITS + math.log2(checks[name]) + OTHER_BITS * (checks[name] - 1) + alone[name] + 1
+                    for name in order) + TIMING_BITS
+        rows: dict[str, float] = {"_total": total}
+        for index, name in enumerate(order):
+            inputs, expected = needed_bits(assignment, name)
+            later = sum(alone[other] for other in order[index + 1:])
+            if expected and not later:
+                rows[name] = math.inf
+                continue
+            rows[name] = max(math.ceil((inputs + expected) / total), math.ceil(expected / later) if later else 0)
+        bounds[assignment] = rows
+    return bounds
 
 
 def main(argv: list[str] | None = None) -> int:

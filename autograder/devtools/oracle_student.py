@@ -1,11 +1,13 @@
 """The student's side of the oracle attack (`autograder.devtools.oracle`): what an attacking notebook runs.
 
-The attack puts this file's text into a cell of the notebook, after a line that sets `PLAN` (what this
-submission sends, where), followed by `raise_at`, generated with one `raise` a line so that the line that
-raised says a number. The attacker's target function (the exercise whose hidden inputs and expected values
-are wanted) and its dependent (an exercise judged on its own when the target loses points, in which the
-target answers as the reference) call `attack_target` and `attack_dependent`. The attack imports only
-`serial` and the channels' sizes from here, to know what the student's side sends.
+The attack puts this file's text into a cell of the notebook, followed by a line that sets `PLAN` (what
+this submission sends, where). Each attacking function's own cell starts with `raise_at_E` or `raise_at_D`,
+generated with one `raise` a line so that the line that raised says a number (a hidden check quotes a line
+only from the cell that defines the function it called, and only its first lines). The attacker's target
+function (the exercise whose hidden inputs and expected values are wanted) and its dependent (an exercise
+judged on its own when the target loses points, in which the target answers as the reference) call
+`attack_target` and `attack_dependent`. The attack imports only `serial` and the channels' sizes from
+here, to know what the student's side sends.
 
 Everything it sends is a bit string taken from what the student's process holds: the target's arguments
 (`serial`), and the target's reference answers on them, which the dependent obtains while it is judged on
@@ -14,8 +16,9 @@ its own. Each call of the target or the dependent carries bits through one kind 
   (`TEXT_BYTES` bytes, base64) and whether it is the same as the first failing call's ("same", 1 bit) say bits;
 - "got": a returned array of 8 integers of 48 bits each (what the feedback shows of a wrong answer);
 - "shape": a returned array whose length says `SHAPE_BITS` bits.
-And two outside any call: a cell that prints every argument seen ("print"), and a sleep in the first call
-whose length says `SLEEP_BITS` bits (the feedback's time of arrival).
+And three outside any call: a cell that prints every argument seen ("print"), a sleep in the first call
+whose length says `SLEEP_BITS` bits (the feedback's time of arrival), and how many of the dependent's
+checks pass while it is judged on its own (its score there, `SCORE_BITS` bits).
 """
 
 import base64
@@ -24,12 +27,13 @@ import time
 
 import numpy as np
 
-TYPE_BITS, LINE_BITS, TEXT_BYTES, SAME_BITS = 4, 10, 200, 1
-GOT_NUMBERS, GOT_BITS, SHAPE_BITS, SLEEP_BITS = 8, 48, 16, 2
+TYPE_BITS, LINE_BITS, TEXT_BYTES, SAME_BITS = 4, 7, 200, 1
+GOT_NUMBERS, GOT_BITS, SHAPE_BITS, SLEEP_BITS, SCORE_BITS = 8, 48, 16, 2, 3
 SLEEP_STEP = 2.0  # seconds a unit of the timing channel
-TYPES = [ValueError, TypeError, IndexError, KeyError, ArithmeticError, AttributeError, LookupError, NameError,
-         RuntimeError, ZeroDivisionError, OverflowError, AssertionError, ImportError, EOFError, BufferError,
-         FloatingPointError]
+# Types a hidden check names (`autograder.raised.SHOWN_TYPES`); raising one says its index.
+TYPES = [ValueError, TypeError, IndexError, KeyError, NameError, UnboundLocalError, AttributeError, ZeroDivisionError,
+         OverflowError, FloatingPointError, AssertionError, RecursionError, ImportError, ModuleNotFoundError,
+         RuntimeError, np.linalg.LinAlgError]
 TEXT_MARKS, PRINT_MARKS = ("ORX", "XRO"), ("ORP", "PRO")
 
 PLAN: dict = {"target": "", "target_calls": 0, "E": [], "D": [], "sleep": None}
@@ -82,7 +86,7 @@ def emit(bits: str, plan: list, who: str):
             error, line = FIRST[who]
             line = line if take(bits, start, 1) else (line + 1) % (1 << LINE_BITS)
     FIRST.setdefault(who, (error, line))
-    raise_at(line, error, text)  # noqa: F821 - generated after this text in the same cell
+    globals()[f"raise_at_{who}"](line, error, text)  # generated in the attacking function's own cell
 
 
 def target_args() -> list:
@@ -118,10 +122,11 @@ def attack_dependent(honest, target):
         raise ValueError("not judged on its own")
     call = COUNTS["D"]
     COUNTS["D"] += 1
-    if call == 0 or call > len(PLAN["D"]):
-        return honest()
     if not EXPECTED:
         EXPECTED.append(bits_of(serial([target(*args) for args in target_args()])))
+    passing = 1 + (take(EXPECTED[0], *PLAN["score"]) if PLAN.get("score") else 0)  # the run's score says bits
+    if call < passing or call > len(PLAN["D"]):
+        return honest()
     return emit(EXPECTED[0], PLAN["D"][call - 1], "D")
 
 
