@@ -190,6 +190,7 @@ class Working:
     first: dict[str, list[str]] = field(default_factory=lambda: {"E": FULL, "D": FULL})
     rest: dict[str, list[str] | None] = field(default_factory=lambda: {"E": None, "D": None})
     sleep: bool = True
+    score: bool = True  # the dependent's score on its own comes back
     baseline: float | None = None  # seconds a submission takes without sleeping
 
 
@@ -200,9 +201,7 @@ def plan_calls(stream_of: Callable[[int], Stream], calls: int, kind: str | None,
     `shared`: all calls send one stream (else call k its own)."""
     plans, raised = [], 0
     for call in range(calls):
-        # A check that looks only at the arguments passes whatever comes back: the last one listed (the
-        # inputs check) always raises, so that a score counts only the calls let pass.
-        chosen = RAISE if call == calls - 1 else kind or (RAISE, GOT, SHAPE)[call % 3]
+        chosen = kind or (RAISE, GOT, SHAPE)[call % 3]
         stream = stream_of(call)
         start = stream.unknown_from(cursor if shared else 0)
         if chosen == RAISE:
@@ -414,9 +413,9 @@ class Attack:
         w = self.working
         e_plans = plan_calls(lambda k: self.inputs[k], self.truth.target_cases, w.kinds["E"], w.first["E"],
                              w.rest["E"], False)
-        score = [self.expected.unknown_from(0), student_side.SCORE_BITS]
+        score = [self.expected.unknown_from(0), student_side.SCORE_BITS] if w.score else None
         d_plans = plan_calls(lambda _: self.expected, self.truth.dependent_cases - 1, w.kinds["D"], w.first["D"],
-                             w.rest["D"], True, cursor=sum(score))
+                             w.rest["D"], True, cursor=sum(score) if score else 0)
         sleep = None
         if w.sleep and w.baseline is not None:
             sleep = [self.inputs[0].tail_unknown(student_side.SLEEP_BITS), student_side.SLEEP_BITS]
@@ -429,8 +428,8 @@ class Attack:
         text, seconds = grade_and_read(self.course, self.path, pages)
         self.verdicts.append("\n".join(verdict_block(text, name) for name in (TARGET, DEPENDENT)))
         tally = Tally()
-        self._read_calls(text, TARGET, plan["E"], lambda k: self.inputs[k], "E", tally, skip=0)
-        self._read_calls(text, DEPENDENT, plan["D"], lambda _: self.expected, "D", tally, skip=1)
+        self._read_calls(text, TARGET, plan["E"], lambda k: self.inputs[k], "E", tally)
+        self._read_calls(text, DEPENDENT, plan["D"], lambda _: self.expected, "D", tally)
         self._read_printed(text, tally)
         self._read_time(seconds, plan["sleep"], tally)
         self._read_score(text, plan["score"], tally)
@@ -438,8 +437,14 @@ class Attack:
         return tally
 
     def _read_calls(self, text: str, exercise: str, plans: list, stream_of: Callable[[int], Stream], who: str,
-                    tally: Tally, skip: int) -> None:
-        cases = case_messages(text, exercise)[skip:]
+                    tally: Tally) -> None:
+        cases = case_messages(text, exercise)
+        if who == "D":  # the dependent's passing checks sent nothing; its failing ones sent the plans in order
+            # Where the page lists the checks of its own run (not of the run on its own, which sent the
+            # bits), there is nothing of them to read.
+            if "below are its checks with your functions" in text:
+                cases = []
+            cases = [case for case in cases if case[0] == "FAIL"][:-1]  # the last one sends nothing
         first = next(((v, m) for v, m in cases if v == "FAIL"), None)
         delivered: list[tuple[list, dict[str, int]]] = []  # per call: its plan, and the bits each part carried
         for call, plan in enumerate(plans):
@@ -500,11 +505,14 @@ class Attack:
             stream.learn(0, bits)
             tally.add("printed text", fresh)
 
-    def _read_score(self, text: str, score: list, tally: Tally) -> None:
+    def _read_score(self, text: str, score: list | None, tally: Tally) -> None:
         """The dependent's score on its own (the note above its verdict): how many checks it let pass."""
+        if score is None:
+            return
         found = re.search(rf"{DEPENDENT} was judged on its own: .*? On its own it scores ([\d.]+) /", text, re.S)
         start, count = score
         if not found or not float(found.group(1)).is_integer() or not 1 <= float(found.group(1)) <= 1 << count:
+            self.working.score = False  # not shown: those bits are sent another way
             return
         bits = f"{int(float(found.group(1))) - 1:0{count}b}"[:max(0, self.expected.length - start)]
         if bits != self.truth.expected[start:start + len(bits)]:

@@ -38,7 +38,7 @@ TEXT_MARKS, PRINT_MARKS = ("ORX", "XRO"), ("ORP", "PRO")
 
 PLAN: dict = {"target": "", "target_calls": 0, "E": [], "D": [], "sleep": None}
 SEEN: list = []  # the target's arguments, call by call
-COUNTS = {"E": 0, "D": 0}
+COUNTS = {"E": 0, "D": 0, "sent": 0}  # "sent": the dependent's calls that sent bits, in order
 MINE: dict = {}  # the student's own functions, to tell when another answers in their place
 FIRST: dict = {}  # "E"/"D" -> (type, line) of the first exception raised in this run: "same" repeats it
 EXPECTED: list = []
@@ -127,7 +127,11 @@ def attack_dependent(honest, target):
     passing = 1 + (take(EXPECTED[0], *PLAN["score"]) if PLAN.get("score") else 0)  # the run's score says bits
     if call < passing or call > len(PLAN["D"]):
         return honest()
-    return emit(EXPECTED[0], PLAN["D"][call - 1], "D")
+    if call == len(PLAN["D"]):  # the last check looks only at the arguments: it would pass, whatever came back
+        raise ValueError("the inputs check")
+    sent = COUNTS["sent"]  # the failing checks, in order, carry the plan's calls in order
+    COUNTS["sent"] += 1
+    return emit(EXPECTED[0], PLAN["D"][sent], "D")
 
 
 def printed() -> str:
