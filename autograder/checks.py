@@ -12,7 +12,6 @@ to compute from the hidden inputs. Even the returned shape is the code's choice,
 it is made of the sizes the call's own shapes hold (`plausible`), as an honest mistake's are.
 """
 
-import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -72,34 +71,6 @@ def kind_of(value: Any) -> str:
 _KINDS = {"b": "booleans", "c": "complex numbers", "O": "objects", "U": "text", "S": "bytes", "M": "dates",
           "m": "durations", "V": "records"}
 _PLAIN = (str, bytes, list, tuple, dict, set, bool, complex)
-
-
-def show(value: Any) -> str:
-    """A short picture of a value: its shape and its first few numbers. Never in a hidden check's message
-    (see the module's docstring); for an instructor's own look at a value."""
-    if isinstance(value, np.ndarray):
-        if type(value) is np.ndarray and not value.flags.writeable and value.dtype.kind in "biuf":
-            # A read-only array is a grader's shared value (a reference answer), shown again for every
-            # submission that misses it; array2string is slow, so its picture is kept, by content and by
-            # NumPy's print options (which the picture also depends on).
-            try:
-                return _shown(value.dtype.str, value.shape, value.tobytes(), tuple(np.get_printoptions().items()))
-            except TypeError:  # an unhashable print option (a formatter): nothing to share
-                pass
-        return _picture(value)
-    text = repr(value)
-    return f"{type(value).__name__} {text[:80]}"
-
-
-def _picture(array: np.ndarray) -> str:
-    body = np.array2string(array, precision=4, threshold=8, edgeitems=2, max_line_width=90)
-    body = " ".join(body.split())
-    return f"shape {array.shape} {array.dtype}: {body}"
-
-
-@functools.lru_cache(maxsize=1024)
-def _shown(dtype: str, shape: tuple[int, ...], data: bytes, _options: tuple) -> str:
-    return _picture(np.frombuffer(data, dtype=dtype).reshape(shape))
 
 
 def label_text(what: Label) -> str:
