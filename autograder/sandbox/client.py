@@ -501,7 +501,7 @@ class Sandbox:
         computed is quoted (README, "What the feedback reveals")."""
         if header.get("timeout"):
             return f"{name} did not return in time and was stopped"
-        kind = header.get("kind")
+        kind = header.get("kind") if isinstance(header.get("kind"), str) else None
         if kind == "raised":
             return raised.from_report(header.get("raised"), self.cells).describe(name)
         if kind == "undefined":

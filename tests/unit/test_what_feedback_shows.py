@@ -3,6 +3,7 @@ hint, an exception's type and the student's static line; never a value of the ch
 code computed. And the feedback page keeps the graders' verdict and leaves out the code's own output."""
 
 import linecache
+from types import SimpleNamespace
 
 import nbformat
 import numpy as np
@@ -15,6 +16,7 @@ from autograder.dependencies import alone_note
 from autograder.feedback import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
 from autograder.graders.exercise import GraderCase, run_case
 from autograder.raised import MAX_LINE, Raised, from_report
+from autograder.sandbox.client import Sandbox
 from autograder.student import NamespaceStudent, StudentError
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
@@ -76,6 +78,21 @@ def test_a_sandboxed_process_report_is_checked_against_the_graders_copy_of_the_c
     assert from_report({**good, "type": "0.7315 leaked"}, cells).describe("f").startswith(
         "f raised an exception of another type")
     assert from_report("garbage", cells).describe("f") == "f raised an exception of another type"
+
+
+def test_a_sandboxed_process_only_names_which_failure_it_was():
+    """Whatever text the process sends with a failed call, the grader words the failure itself."""
+    holder = SimpleNamespace(cells={3: "def f(x):\n    return x[7]\n"})
+
+    def said(header: dict) -> str:
+        return Sandbox._call_error(holder, "f", {"error": "0.7315926535897931", **header})
+
+    assert said({"kind": "unsendable"}) == "f returned a value that cannot be sent back to the grader"
+    assert said({"kind": ["not", "a", "kind"]}) == said({}) == "f failed when called"
+    assert said({"timeout": True}) == "f did not return in time and was stopped"
+    assert said({"kind": "raised", "raised": {"type": "IndexError", "defined": 3, "frames": [[3, 2]],
+                                              "text": "0.7315926535897931"}}) == \
+        "f raised IndexError, at line 2 of the cell that defines it: return x[7]"
 
 
 def test_a_wrong_answer_is_told_in_shapes_and_words():
