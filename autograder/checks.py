@@ -1,4 +1,4 @@
-"""Judge one answer against the reference, PrairieLearn style: both side by side, and a name for the mistake.
+"""Judge one answer against the reference, and name the mistake.
 
 A grader computes the reference answer and, lazily, the answers that each known mistake would give. When
 the student's answer is wrong, the first mistake that reproduces it names the misconception; shape-based
@@ -7,11 +7,17 @@ diagnoses (transpose, (n,) broadcast into (n, n), a lost dimension) cover mistak
 A mistake's function returns what that mistake gives: a value (an array or a number, compared with the
 tolerance the expected value is, nan where it has nan), or, when no single value says it, a `Mistake`
 pattern: a value with a tolerance of its own, a shape, or where the answer is nan or infinite.
+
+What a failure says is what a student needs to fix it and nothing a submission could read hidden data out
+of (README, "What the feedback reveals"): the call with its arguments' shapes, which problem it is (wrong
+shape, wrong values, nan, not numbers), the expected shape and the returned one, and the hint. Never a
+value: the expected values would be a table of answers, and the returned ones are whatever the code chose
+to compute from the hidden inputs. Even the returned shape is the code's choice, so it is shown only when
+it is made of the sizes the call's own shapes hold (`plausible`), as an honest mistake's are.
 """
 
-import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -41,31 +47,35 @@ class CheckFailed(AssertionError):
         return f"{self.detail}\n  hint [{self.hint}]: {hint}"
 
 
-def show(value: Any) -> str:
-    """A short picture of a value: its shape and its first few numbers."""
+Dims = Iterable[int] | Callable[[], Iterable[int]]
+
+
+def plausible(shape: tuple[int, ...], expected: tuple[int, ...], dims: Dims = ()) -> bool:
+    """Whether a returned shape is one an honest mistake gives: at most one more dimension than expected,
+    each a size of the expected shape or of the call's arguments (`dims`), a sum of two of them, or 1. Any
+    other shape is said to be "another shape": a shape the code makes up would carry what it computed."""
+    if len(shape) > max(len(expected), 1) + 1:
+        return False
+    sizes = {1, *expected, *(dims() if callable(dims) else dims)}
+    sizes |= {a + b for a in sizes for b in sizes}
+    return all(size in sizes for size in shape)
+
+
+def shape_text(shape: tuple[int, ...], expected: tuple[int, ...], dims: Dims = ()) -> str:
+    return str(shape) if plausible(shape, expected, dims) else "another shape"
+
+
+def kind_of(value: Any) -> str:
+    """What a value that is not an array of numbers is, in a few fixed words (never its content)."""
     if isinstance(value, np.ndarray):
-        if type(value) is np.ndarray and not value.flags.writeable and value.dtype.kind in "biuf":
-            # A read-only array is a grader's shared value (a reference answer), shown again for every
-            # submission that misses it; array2string is slow, so its picture is kept, by content and by
-            # NumPy's print options (which the picture also depends on).
-            try:
-                return _shown(value.dtype.str, value.shape, value.tobytes(), tuple(np.get_printoptions().items()))
-            except TypeError:  # an unhashable print option (a formatter): nothing to share
-                pass
-        return _picture(value)
-    text = repr(value)
-    return f"{type(value).__name__} {text[:80]}"
+        return f"an array of {_KINDS.get(value.dtype.kind, 'other things')}"
+    name = type(value).__name__
+    return f"a {name}" if type(value) in _PLAIN else "an object"
 
 
-def _picture(array: np.ndarray) -> str:
-    body = np.array2string(array, precision=4, threshold=8, edgeitems=2, max_line_width=90)
-    body = " ".join(body.split())
-    return f"shape {array.shape} {array.dtype}: {body}"
-
-
-@functools.lru_cache(maxsize=1024)
-def _shown(dtype: str, shape: tuple[int, ...], data: bytes, _options: tuple) -> str:
-    return _picture(np.frombuffer(data, dtype=dtype).reshape(shape))
+_KINDS = {"b": "booleans", "c": "complex numbers", "O": "objects", "U": "text", "S": "bytes", "M": "dates",
+          "m": "durations", "V": "records"}
+_PLAIN = (str, bytes, list, tuple, dict, set, bool, complex)
 
 
 def label_text(what: Label) -> str:
@@ -73,16 +83,16 @@ def label_text(what: Label) -> str:
 
 
 def as_numeric(value: Any, what: Label) -> np.ndarray:
-    """The answer as a numeric array, or a CheckFailed that says what came back instead."""
+    """The answer as a numeric array, or a CheckFailed that says what kind of thing came back instead."""
     if value is None:
         raise CheckFailed(f"{label_text(what)} returned None: did you forget `return`?", "not_an_array")
     try:
         array = np.asarray(value)
-    except Exception as exc:  # a ragged list or an object NumPy cannot read
-        raise CheckFailed(f"{label_text(what)} returned {show(value)}, which is not an array ({exc})",
+    except Exception:  # a ragged list or an object NumPy cannot read
+        raise CheckFailed(f"{label_text(what)} returned {kind_of(value)} that NumPy cannot read as an array",
                           "not_an_array") from None
     if array.dtype.kind not in "biuf":
-        raise CheckFailed(f"{label_text(what)} returned {show(value)}: expected numbers", "not_an_array")
+        raise CheckFailed(f"{label_text(what)} returned {kind_of(array)}: expected numbers", "not_an_array")
     return array
 
 
@@ -139,7 +149,7 @@ class Mistake:
             raise TypeError("Mistake.near needs rtol= or atol=; with the graders' own tolerance, return the value")
         wrong = np.asarray(value)
         if wrong.dtype.kind not in "biuf":
-            raise TypeError(f"Mistake.near needs a numeric value, not {show(value)}")
+            raise TypeError(f"Mistake.near needs a numeric value, not a {type(value).__name__} of dtype {wrong.dtype}")
         rtol, atol = RTOL if rtol is None else rtol, ATOL if atol is None else atol
         return cls(f"near(shape {wrong.shape}, rtol={rtol:g}, atol={atol:g})",
                    lambda got, _: close(got, wrong, rtol, atol, equal_nan=True))
@@ -196,30 +206,31 @@ def diagnose(got: np.ndarray, expected: np.ndarray, mistakes: Mistakes | None = 
     return None
 
 
-def check_array(got: Any, expected: np.ndarray, *, what: Label, mistakes: Mistakes | None = None) -> None:
-    """Pass silently when `got` matches `expected` in shape and value; otherwise explain the difference."""
+def check_array(got: Any, expected: np.ndarray, *, what: Label, mistakes: Mistakes | None = None,
+                dims: Dims = ()) -> None:
+    """Pass silently when `got` matches `expected` in shape and value; otherwise say how it differs, in
+    shapes and words. `dims`: the sizes in the call's arguments' shapes (see `plausible`)."""
     expected = np.asarray(expected)
     array = as_numeric(got, what)
     if close(array, expected):
         return
     if array.shape != expected.shape:
-        problem = f"wrong shape: expected {expected.shape}, got {array.shape}"
+        problem = f"wrong shape: expected {expected.shape}, got {shape_text(array.shape, expected.shape, dims)}"
     elif np.isnan(array.astype(np.float64)).any():
-        problem = "the result contains nan"
+        problem = f"the result contains nan (its shape {expected.shape} is right)"
     else:
-        problem = "wrong values"
-    raise CheckFailed(
-        f"{label_text(what)}: {problem}\n  expected {show(expected)}\n  got      {show(array)}",
-        diagnose(array, expected, mistakes),
-    )
+        problem = f"wrong values (the shape {expected.shape} is right)"
+    raise CheckFailed(f"{label_text(what)}: {problem}", diagnose(array, expected, mistakes))
 
 
 def check_number(got: Any, expected: float, *, what: Label, mistakes: Mistakes | None = None,
-                 integer: bool = False) -> None:
-    """Judge a scalar answer (a loss, a count). An integer answer must be a whole number."""
+                 integer: bool = False, dims: Dims = ()) -> None:
+    """Judge a scalar answer (a loss, a count). An integer answer must be a whole number. Its value is never
+    shown, nor the expected one: a single number shown is an answer to copy."""
     array = as_numeric(got, what)
     if array.size != 1:
-        raise CheckFailed(f"{label_text(what)}: expected a single number, got {show(array)}", "not_an_array")
+        raise CheckFailed(f"{label_text(what)}: expected a single number, got an array of "
+                          f"{shape_text(array.shape, (), dims)}", "not_an_array")
     value = float(array.reshape(()))
     if integer:
         ok = value == float(expected)
@@ -229,7 +240,8 @@ def check_number(got: Any, expected: float, *, what: Label, mistakes: Mistakes |
     if ok:
         return
     hint = diagnose(array.reshape(()), np.asarray(expected), mistakes)
-    raise CheckFailed(f"{label_text(what)}: expected {expected!r}, got {value!r}", hint)
+    problem = "wrong value" + (" (a whole number was expected)" if integer and not value.is_integer() else "")
+    raise CheckFailed(f"{label_text(what)}: {problem}", hint)
 
 
 def same(a: Any, b: Any) -> bool:

@@ -3,12 +3,14 @@
     from autograder.kernel import grade
     grade("hidden_state_activation", "concat_weights", globals())
 
-prints the feedback and evaluates to a plain float in [0, points]: the cell's partial credit.
+shows the graders' verdict (a display output marked as theirs: `autograder.verdict`) and evaluates to a plain
+float in [0, points]: the cell's partial credit.
 
 Each exercise is judged on its own (`autograder.dependencies`): when it loses points and an exercise graded
 above it lost points too, it is graded again with those earlier functions answering as the reference does,
-and keeps the better result; the stand-ins stay in place for the rest of the cell, so the visible
-self-check after the graders sees what they saw.
+and keeps the better score (shown as a score: the checks listed are those of its run with the student's own
+functions); the stand-ins stay in place for the rest of the cell, so the visible self-check after the
+graders sees what they saw.
 
 A course that keeps its graders in its own folder (`c.Autograder.graders`) is found from the kernel's
 folder (nbgrader runs a notebook in its folder: `autograded/<student>/<assignment>/`): the nearest folder
@@ -26,6 +28,7 @@ from autograder.dependencies import Answers, alone_note, lost
 from autograder.graders.exercise import run_exercise
 from autograder.sandbox.standins import Replaced
 from autograder.student import NamespaceStudent
+from autograder.verdict import show_in_kernel
 
 GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, points) of each cell graded
 
@@ -35,20 +38,21 @@ def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -
     graded = namespace.setdefault(GRADED, [])
     result = run_exercise(assignment, exercise, NamespaceStudent(namespace))
     broken = [name for name in lost(graded) if name != exercise and callable(namespace.get(name))]
-    note = ""
+    kept, note = result, ""
     if result.score < result.max_score and broken and callable(namespace.get(exercise)):
         answers = Answers(assignment)
         swap = Replaced(namespace, {name: answers.stand_in(name) for name in broken})
         alone = run_exercise(assignment, exercise, NamespaceStudent(namespace))
         if alone.score > result.score:
-            result, note = alone, "\n" + alone_note(exercise, broken)
+            # Its score only: the verdict shown is the run with the student's own functions (`alone_note`).
+            kept, note = alone, alone_note(exercise, broken, alone.score, alone.max_score) + "\n"
             _undo_after_cell(swap)
         else:
             swap.undo()
-    graded.append((exercise, result.score, result.max_score))
-    print(result.feedback() + note)
+    graded.append((exercise, kept.score, kept.max_score))
+    show_in_kernel(note + result.feedback())  # marked as the graders': the feedback shows it (`verdict`)
     # nbgrader reads the cell's value with float(); numpy 2's np.float64 repr would not parse as one.
-    return float(min(max(result.score, 0.0), result.max_score))
+    return float(min(max(kept.score, 0.0), kept.max_score))
 
 
 @functools.cache

@@ -9,9 +9,22 @@ from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
+from autograder.raised import exception_text, in_process
+
 
 class StudentError(Exception):
-    """The submission's code raised, is missing, or was stopped; the message is for the student."""
+    """The submission's code raised, is missing, or was stopped; the message is for the student, and holds
+    nothing the code computed (`autograder.raised`). `text`: what the exception said, kept only for a
+    grader to recognise a known mistake by a library's words (`judge.call`'s `errors`), never shown."""
+
+    def __init__(self, message: str, text: str = "") -> None:
+        super().__init__(message)
+        self.text = text
+
+
+def not_defined(name: str) -> str:
+    return (f"`{name}` is not defined when graded: run the cell that defines it (if it raised when graded, "
+            "run your notebook from the top to see why)")
 
 
 class NamespaceStudent:
@@ -23,7 +36,7 @@ class NamespaceStudent:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         function = self._namespace.get(name)
         if not callable(function):
-            raise StudentError(f"`{name}` is not defined: run the cell that defines it")
+            raise StudentError(not_defined(name))
 
         def call(*args: Any, **kwargs: Any) -> Any:
             # The student's prints and warnings would otherwise land in the grade cell; stderr zeroes it.
@@ -32,12 +45,7 @@ class NamespaceStudent:
                 with redirect_stdout(sink), redirect_stderr(sink):
                     return function(*args, **kwargs)
             except (Exception, SystemExit) as exc:
-                raise StudentError(describe_exception(name, exc)) from None
+                # Its type and the line it came from, not its text: the text is what the code computed.
+                raise StudentError(in_process(exc, function).describe(name), exception_text(exc)) from None
 
         return call
-
-
-def describe_exception(name: str, exc: BaseException) -> str:
-    if isinstance(exc, NotImplementedError):
-        return f"{name} is not implemented yet (it raised NotImplementedError)"
-    return f"{name} raised {type(exc).__name__}: {str(exc)[:300]}"

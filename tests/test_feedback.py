@@ -1,7 +1,9 @@
 """What a student reads: the HTML of a real `nbgrader generate_feedback` run on a scratch course.
 
-Per exercise the feedback shows the points, each check that ran, for a failure what was expected and
-what came back, and the misconception's hint in words. It never shows the hidden test source.
+Per exercise the feedback shows the points, each check that ran, for one failure the problem in shapes
+and words and the misconception's hint, and whether each other failure is the same problem. It never
+shows the hidden test source, a value of the hidden checks, or anything the submission's own code printed
+or raised (README, "What the feedback reveals").
 """
 
 import html
@@ -20,12 +22,27 @@ from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
 WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
+# A formula_1 that prints and raises what it was called with, and a later cell that prints all of it.
+LEAKY = [Answer("formula_1", "leaky", """SEEN = []
+
+
+def formula_1(w_hh, w_hx, h_t_prev, x_t):
+    SEEN.append(w_hh.tolist())
+    print("LEAK-PRINTED", repr(w_hh.ravel()[0]))
+    raise ValueError("LEAK-RAISED " + repr(w_hh.ravel()[0]))"""),
+         Answer("formula_2", "leaky", """def formula_2(w_hh, w_hx, h_t_prev, x_t):
+    total = w_hh @ h_t_prev + w_hx @ x_t
+    return total
+
+
+print("LEAK-LATER", SEEN)""")]
 SUBMISSIONS: dict[str, list[Answer] | None] = {
     "solution": [],
     # concat_weights: a wrong axis that also fails the visible self-check; sigmoid: passes the self-check,
     # loses one check to a named mistake.
     "wrong": [WRONG["concat_weights/axis-0"], WRONG["sigmoid/in-place"]],
     "blank": None,
+    "leaky": LEAKY,
 }
 # The hidden half of every grade cell, and how the graders are reached: none of it may reach a student.
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "autograder.kernel",
@@ -93,12 +110,15 @@ def grade_cell(page: str, grade_id: str) -> str:
     return as_text(page[start:end if end != -1 else len(page)])
 
 
-def test_a_wrong_answer_shows_points_checks_expected_got_and_the_hint(feedback):
+def test_a_wrong_answer_shows_points_checks_shapes_and_the_hint(feedback):
     cell = grade_cell(feedback["wrong"], "test_concat_weights")
     assert re.search(r"concat_weights: \d+ / 6 points", cell)
     assert "[FAIL] value[" in cell and "[pass] inputs_unmodified" in cell  # what was checked, by name
-    assert "expected shape (4, 8)" in cell and "got      shape (8, 4)" in cell
+    # The check that names a known mistake is the one explained, in shapes; the others say how they failed.
+    assert "concat_weights(w_hh (4, 4), w_hx (4, 4)): wrong shape: expected (4, 8), got (8, 4)" in cell
     assert f"hint [wrong_axis]: {HINTS['wrong_axis']}" in cell  # the hint in words, not just its id
+    assert "(the same problem as the one explained)" in cell and "(another problem:" in cell
+    assert "float64" not in cell and "expected shape" not in cell  # no picture of values
 
 
 def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(feedback):
@@ -141,24 +161,45 @@ def test_feedback_never_shows_hidden_tests_or_grader_source(feedback):
         assert not leaked, f"{student}'s feedback quotes the graders: {leaked[:3]}"
 
 
-def test_each_hint_is_explained_once_then_named():
+def test_one_failure_an_exercise_is_explained_and_the_others_said_alike_or_not():
     def failed(name: str, message: str, hint: str | None) -> CaseResult:
         return CaseResult(name, 1.0, 0.0, str(CheckFailed(message, hint)), hint)
 
     result = ExerciseResult("sigmoid", [
-        failed("a", "sigmoid(z (4, 3)): wrong values", "sigmoid_sign"),
-        failed("b", "sigmoid(z (5, 1)): wrong values", "sigmoid_sign"),
-        failed("c", "sigmoid(z (5, 1)): wrong values", "sigmoid_sign"),
-        failed("d", "sigmoid(z (2, 2)): gave nan", "sigmoid_overflow"),
+        failed("a", "sigmoid raised ValueError", None),
+        failed("b", "sigmoid(z (4, 3)): wrong values (the shape (4, 3) is right)", "sigmoid_sign"),
+        failed("c", "sigmoid(z (5, 1)): wrong values (the shape (5, 1) is right)", "sigmoid_sign"),
+        failed("d", "sigmoid(z (2, 2)): the result contains nan", "sigmoid_overflow"),
         CaseResult("e", 1.0, 1.0),
     ])
     text = result.feedback()
-    assert text.splitlines()[0] == "sigmoid: 1 / 5 points"
-    assert text.count(HINTS["sigmoid_sign"]) == 1 and text.count(HINTS["sigmoid_overflow"]) == 1
-    assert text.index(HINTS["sigmoid_sign"]) < text.index("[FAIL] b")  # explained at its first failure
-    assert "hint [sigmoid_sign]: as explained above" in text.split("[FAIL] b")[1]
-    assert "(same problem as above)" in text.split("[FAIL] c")[1].split("[FAIL] d")[0]
-    assert "[pass] e  (1/1)" in text
+    lines = text.splitlines()
+    assert lines[0] == "sigmoid: 1 / 5 points" and "[pass] e  (1/1)" in text
+    # The first failure that names a known mistake is the one explained (a crash says less than a hint) ...
+    assert text.count(HINTS["sigmoid_sign"]) == 1 and HINTS["sigmoid_overflow"] not in text
+    assert "sigmoid(z (4, 3)): wrong values" in text.split("[FAIL] b")[1].split("[FAIL] c")[0]
+    # ... on other shapes the same mistake is the same problem; any other failure is only said to be another.
+    assert "(the same problem as the one explained)" in text.split("[FAIL] c")[1].split("[FAIL] d")[0]
+    assert "(another problem" in text.split("[FAIL] a")[1].split("[FAIL] b")[0]
+    assert "(another problem" in text.split("[FAIL] d")[1] and "nan" not in text and "ValueError" not in text
+
+
+def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(feedback):
+    """A formula_1 that prints and raises what it is called with, and a later cell that prints all it saw:
+    the page quotes the student's static line and type, never the printed or raised text, nor any value of
+    the hidden checks' inputs."""
+    from autograder.devtools.oracle import graded_calls
+
+    page = as_text(feedback["leaky"])
+    for marker in ("LEAK-PRINTED ", "LEAK-RAISED -", "LEAK-RAISED 0", "LEAK-RAISED 1", "LEAK-LATER ["):
+        assert marker not in page
+    hidden = {repr(float(v)) for _, args, _ in graded_calls(ASSIGNMENT, "formula_1") for a in args
+              for v in a.ravel() if float(v) != int(v)}
+    assert len(hidden) > 100 and not [v for v in hidden if v in page]
+    cell = grade_cell(feedback["leaky"], "test_formula_1")
+    assert 'formula_1 raised ValueError, at line 7 of the cell that defines it: raise ValueError("LEAK-RAISED " + ' \
+           "repr(w_hh.ravel()[0]))" in cell
+    assert "What your own code printed, displayed or raised is not shown here" in page
 
 
 def test_grade_cell_errors_keep_only_their_message_and_timeouts_say_so():

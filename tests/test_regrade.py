@@ -151,6 +151,37 @@ def test_regrade_lists_exactly_who_each_grader_change_affects(tmp_path):
     assert exported == totals(final)
 
 
+def test_no_decrease_keeps_the_better_of_two_gradings_of_the_same_notebook_only(tmp_path):
+    """A notebook collected after the last grading is not the one its scores were given to: --no-decrease
+    grades it afresh (the per-cell maximum of the two notebooks would beat both), and says so for that
+    student; a student whose notebook is the same keeps the higher score, as before."""
+    course = make_course(tmp_path / "course")
+    wrong = {a.label: a for a in wrong_answers(ASSIGNMENT)}
+    in_place = [a for a in wrong_answers(ASSIGNMENT) if a.exercise == "sigmoid" and a.hint == MODIFIES_INPUT]
+    submit(course, "ada", [wrong["concat_weights/axis-0"]])  # concat_weights wrong, sigmoid right
+    submit(course, "bob", in_place)
+    assert cli(course, "grade", ASSIGNMENT).returncode == 0
+    graded = scores(course)
+    assert graded["ada"]["test_concat_weights"] == 0.0 and graded["ada"]["test_sigmoid"] == 7.0
+
+    submit(course, "ada", in_place)  # collected later: concat_weights right, sigmoid modifies its input
+    done = cli(course, "regrade", ASSIGNMENT, "--no-decrease", env=changed_graders(tmp_path / "points", POINTS))
+    rows = table_rows(course, done)
+    after = scores(course)
+    # The second notebook's own grading: concat_weights full, sigmoid 5 under the reweighted graders ...
+    assert after["ada"]["test_concat_weights"] == 6.0 and after["ada"]["test_sigmoid"] == 5.0
+    # ... not the cell-by-cell maximum of both notebooks, which neither earned.
+    mixed = {cell: max(graded["ada"][cell], after["ada"][cell]) for cell in graded["ada"]}
+    assert sum(mixed.values()) > max(sum(graded["ada"].values()), sum(after["ada"].values()))
+    assert "not the notebook graded before, new grading stands" in rows["ada"]["notes"]
+    assert "kept" not in rows["ada"]["notes"].replace("new grading stands", "")
+    assert ("--no-decrease kept nothing for 1 student(s) whose notebook is not the one graded before "
+            "(the new grading stands): ada") in done.stdout
+    # bob's notebook is the one graded: the regrade only ever helps it.
+    assert after["bob"] == graded["bob"] and "kept 6, graders now 5" in rows["bob"]["notes"]
+    assert "--no-decrease kept the higher score for 1 student(s): bob" in done.stdout
+
+
 def test_regrade_user_mistakes_are_one_line(tmp_path):
     course = make_course(tmp_path / "course")
     submit(course, "ada")

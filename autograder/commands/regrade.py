@@ -5,7 +5,8 @@ The scores before are read from the gradebook first; the students are then grade
 --force` grades them (manual scores and comments stay); the table lists each changed student's score
 before and after and the exercises and checks that moved, and is written to
 `exports/regrade_<assignment>_<time>.csv`. `--dry-run` does all of it on a scratch copy and leaves the
-gradebook and `autograded/` as they were; `--no-decrease` keeps the higher auto score per cell.
+gradebook and `autograded/` as they were; `--no-decrease` keeps the higher auto score per cell of the same
+notebook (a notebook collected since its last grading is graded afresh: never a mix of two notebooks).
 """
 
 import contextlib
@@ -112,7 +113,10 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
         checks_before = snapshot.results(lambda s: settings.path("autograded", s, assignment), students)
         points = {name: p for source in sources for name, p in source.grade_cells.items()}
         if args.no_decrease:
-            writer.policy = NoDecrease(before, points)
+            notebook_of = {name: source.name for source in sources for name in source.grade_cells}
+            graded = snapshot.graded_notebooks(lambda s: settings.path("autograded", s, assignment), students,
+                                               [source.name for source in sources])
+            writer.policy = NoDecrease(before, points, notebook_of, graded)
         options = audit.options_text("--no-decrease" if args.no_decrease else "", students=args.student)
         writer.audit = audit.trail("regrade", settings, [assignment], options)
         run = start_class(grading, assignment, sources, students, True, args.jobs, hide, pool)
@@ -128,7 +132,8 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
         writer.close()
     order = [name for source in sources for name in source.grade_cells]
     kept = writer.policy.kept if writer.policy else {}
-    changes = diff.compare(before, after, checks_before, checks_after, students, kept, order)
+    replaced = writer.policy.changed if writer.policy else {}
+    changes = diff.compare(before, after, checks_before, checks_after, students, kept, order, replaced)
     return Regraded(changes, summary, writer.audit.versions[assignment], versions_before)
 
 
@@ -155,6 +160,10 @@ def _show(args, settings, done: Regraded) -> None:
         kept = done.diff.kept
         print(visible(f"--no-decrease kept the higher score for {len(kept)} student(s)"
                       + (f": {', '.join(kept)}" if kept else "")))
+        replaced = done.diff.replaced
+        if replaced:
+            print(visible(f"--no-decrease kept nothing for {len(replaced)} student(s) whose notebook is not the one "
+                          f"graded before (the new grading stands): {', '.join(replaced)}"))
     if done.diff.disagreements:
         cells = ", ".join(f"{student} {label}" for student, label in done.diff.disagreements)
         print(visible(f"manual scores that now disagree with the graders ({len(done.diff.disagreements)}): {cells} "

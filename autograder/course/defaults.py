@@ -35,11 +35,13 @@ FORMGRADER_AUTOGRADE = [
 ]
 
 # Students get their feedback without the hidden tests' source (nbgrader's own list shows it), without the
-# traceback lines that quote it, and with their points per exercise first.
+# traceback lines that quote it, with what the graders found but nothing their own code output in a grade cell
+# (which could quote the hidden inputs: README, "What the feedback reveals"), and their points per exercise first.
 FEEDBACK = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "autograder.feedback.ClearHiddenTestsQuietly",
+    "autograder.feedback.GradersOnly",
     "autograder.feedback.ClearGradeCellTracebacks",
     "autograder.feedback.ScoreSummary",
 ]
@@ -67,6 +69,13 @@ def framework_defaults() -> Config:
     c.IgnorePattern.pattern = r"Warning: "
 
     c.GenerateFeedback.preprocessors = list(FEEDBACK)
+
+    # Graded attempts under `autograder watch`: 3 a day. Each graded attempt's feedback can carry a few hundred
+    # bits out of the hidden checks at the very most (`python -m autograder.devtools.oracle` measures it), and
+    # reading any exercise's hidden inputs and expected values takes 47 attempts at the least: more than 3 a day
+    # allow in 15 days. An assignment open longer wants fewer (README, "What the feedback reveals").
+    c.AutograderWatch.attempts = 3
+    c.AutograderWatch.window_hours = 24
 
     # Scoped to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
     c.NbGraderAPI.Autograde.sanitize_preprocessors = list(FORMGRADER_SANITIZE)

@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import inspect
 import itertools
+import re
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ import numpy as np
 
 from autograder.checks import CheckFailed
 from autograder.hints import hint_text
+from autograder.raised import SHOWN_TYPES
 from autograder.student import StudentError
 
 MAX_MESSAGE = 900
@@ -76,30 +78,40 @@ class ExerciseResult:
         return cls(data["exercise"], [CaseResult(**case) for case in data["cases"]])
 
     def feedback(self) -> str:
-        """What a student reads under the grade cell: each check, its points and why it failed."""
+        """What a student reads under the grade cell: each check and its points; why one failing check
+        failed (the first that names a known mistake, with its hint, else the first); and for each other
+        failing check whether it is the same problem.
+
+        One explanation an exercise: a mistake usually fails every check alike, and fixing one problem is
+        what a student does next. It also bounds what one graded attempt can carry out of the graders,
+        whatever a submission does to vary its failures (README, "What the feedback reveals")."""
         lines = [f"{self.exercise}: {fmt(self.score)} / {fmt(self.max_score)} points"]
         if self.score > 0:
             # nbgrader zeroes a cell whose self-check raises, after these lines were printed.
             lines.append("  (the cell keeps these points if the self-check below passes, and scores 0 if it fails)")
-        previous = None
-        explained: set[str] = set()
+        failing = [case for case in self.cases if case.message]
+        explained = next((case for case in failing if case.hint), failing[0] if failing else None)
         for case in self.cases:
             mark = "pass" if case.earned == case.points else "FAIL"
             lines.append(f"  [{mark}] {case.name}  ({fmt(case.earned)}/{fmt(case.points)})")
-            if case.message:
-                if case.message == previous:
-                    lines.append("         (same problem as above)")
-                else:
-                    message = case.message
-                    if case.hint:
-                        # A mistake usually fails many checks: explain it at the first, name it after.
-                        label = f"hint [{case.hint}]: "
-                        if case.hint in explained and label in message:
-                            message = message.rpartition(label)[0] + label + "as explained above"
-                        explained.add(case.hint)
-                    lines.extend("         " + line for line in message.splitlines())
-                previous = case.message
+            if not case.message or explained is None:
+                continue
+            if case is explained:
+                lines.extend("         " + line for line in case.message.splitlines())
+            elif problem(case) == problem(explained):
+                lines.append("         (the same problem as the one explained)")
+            else:
+                lines.append("         (another problem: it is explained here once the one explained is fixed)")
         return "\n".join(lines)
+
+
+def problem(case: CaseResult) -> tuple[str | None, str]:
+    """What a failure is, apart from the call it judged: its hint, and its message without shapes or calls
+    (everything in brackets), so one mistake on every shape is one problem."""
+    message, previous = case.message, None
+    while message != previous:
+        previous, message = message, re.sub(r"\([^()]*\)", "", message)
+    return case.hint, message
 
 
 def fmt(points: float) -> str:
@@ -209,8 +221,9 @@ def run_case(case: GraderCase, student: Any, assignment: str | None = None) -> C
     except (StudentError, AssertionError) as failure:
         return CaseResult(case.name, case.points, 0.0, str(failure)[:MAX_MESSAGE])
     except Exception as exc:  # the answer broke the grader's own arithmetic: still the answer's fault
-        message = f"the answer could not be checked: {type(exc).__name__}: {exc}"
-        return CaseResult(case.name, case.points, 0.0, message[:MAX_MESSAGE])
+        # Its type only: the text of an error about the answer quotes the answer (`float('...')`).
+        kind = type(exc).__name__ if type(exc).__name__ in SHOWN_TYPES else "an error"
+        return CaseResult(case.name, case.points, 0.0, f"the answer could not be checked ({kind})")
     return CaseResult(case.name, case.points, case.points)
 
 

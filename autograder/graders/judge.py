@@ -67,6 +67,20 @@ def computed(function: Callable[..., Any], args: Mapping[str, Any], options: Map
     return ANSWERS.get(function, args, options)
 
 
+def sizes(*values: Any) -> set[int]:
+    """Every size in the shapes of the arrays in `values` (also inside lists and dicts): the sizes a
+    returned shape may be made of to be shown (`checks.plausible`)."""
+    found: set[int] = set()
+    for value in values:
+        if isinstance(value, np.ndarray):
+            found.update(value.shape)
+        elif isinstance(value, list | tuple):
+            found |= sizes(*value)
+        elif isinstance(value, dict):
+            found |= sizes(*value.values())
+    return found
+
+
 def _thunks(mistakes: MistakeTable, args: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
     return {hint: (lambda f=f: computed(f, args, options)) for hint, f in mistakes.items()}
 
@@ -84,12 +98,13 @@ def fresh(value: Any) -> Any:
 
 def call(student: Any, function: str, args: Mapping[str, Any], errors: Mapping[str, str] | None = None,
          **options: Any) -> Any:
-    """The student's answer on copies of `args`; an error whose text is in `errors` names that hint."""
+    """The student's answer on copies of `args`; an exception whose text holds a fragment of `errors` (a
+    library's words for a known mistake) names that hint. The text itself is never shown."""
     try:
         return getattr(student, function)(*map(fresh, args.values()), **options)
     except StudentError as exc:
         for fragment, hint in (errors or {}).items():
-            if fragment in str(exc):
+            if fragment in exc.text:
                 raise CheckFailed(str(exc), hint) from None
         raise
 
@@ -101,7 +116,7 @@ def judge(student: Any, function: str, args: Mapping[str, Any], reference: Calla
     got = call(student, function, args, errors, **options)
     expected = computed(reference, args, options)
     check_array(got, expected, what=lambda: call_label(function, **args, **options),
-                mistakes=_thunks(mistakes or {}, args, options))
+                mistakes=_thunks(mistakes or {}, args, options), dims=lambda: sizes(*args.values()))
 
 
 def judge_number(student: Any, function: str, args: Mapping[str, Any], reference: Callable[..., Any],
@@ -110,7 +125,8 @@ def judge_number(student: Any, function: str, args: Mapping[str, Any], reference
     got = call(student, function, args, errors, **options)
     expected = computed(reference, args, options)
     check_number(got, expected, what=lambda: call_label(function, **args, **options),
-                 mistakes=_thunks(mistakes or {}, args, options), integer=integer)
+                 mistakes=_thunks(mistakes or {}, args, options), integer=integer,
+                 dims=lambda: sizes(*args.values()))
 
 
 def judge_unmodified(student: Any, function: str, args: Mapping[str, Any], **options: Any) -> None:

@@ -18,6 +18,7 @@ from autograder.grading.model import CellResult
 from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
 from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
+from autograder.verdict import verdict_output
 
 
 def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
@@ -36,7 +37,8 @@ def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
                     and time.monotonic() < deadline):
                 alone = rescue.grade(index, cell, broken)
                 if alone is not None and alone[0].score > result.score:
-                    result, run.cells[position], run.outputs[index] = alone[0], alone[0], alone[1]
+                    outputs = _shown(alone[0], result, cell, broken, alone[1])
+                    result, run.cells[position], run.outputs[index] = alone[0], alone[0], outputs
                     judged.append(cell.grade_id)
             if cell.exercise:
                 graded.append((cell.exercise, result.score, result.max_score))
@@ -58,7 +60,8 @@ class _Rescue:
         self.next_cell = 0  # the first cell the process has not run
         self.count = 0  # cells counted so far, as the kernel numbers them
 
-    def grade(self, index: int, cell: Any, broken: list[str]) -> tuple[CellResult, list[dict]] | None:
+    def grade(self, index: int, cell: Any, broken: list[str]) -> tuple[CellResult, int] | None:
+        """The cell's result on its own, and the number it ran as; None when that run could not finish."""
         if self.finished is not None and not self.finished.dead and \
                 unchanged_after(self.sources, index, cell.exercise):
             count = sum(1 for earlier in self.notebook.cells[:index + 1] if earlier.kind != "skip")
@@ -70,9 +73,10 @@ class _Rescue:
             if self.finished.dead or _timed_out(outputs):
                 result = None if self.finished.dead else result
                 self.finished = None  # what that cell left behind is no state to grade the next one in
-            return _shown(result, cell, broken, count)
+            return (result, count) if result is not None else None
         try:
             sandbox = self._at(index)
+            sandbox.cells[len(sandbox.cells) + 1] = cell.source  # the test cell is run next: numbered too
             result, outputs = self._judge(sandbox, cell, broken, self.count + 1)
         except (SandboxDied, SandboxError):
             self.close()
@@ -83,7 +87,7 @@ class _Rescue:
             result = None
         if sandbox.dead or _timed_out(outputs):
             self.close()  # what that cell left behind is no state to grade the next one in
-        return _shown(result, cell, broken, self.count)
+        return (result, self.count) if result is not None else None
 
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
@@ -107,6 +111,8 @@ class _Rescue:
                 continue
             self.count += 1
             if earlier.kind == "code":
+                # Numbered as this process compiles them (it runs code cells only): see `Sandbox.cells`.
+                self.sandbox.cells[len(self.sandbox.cells) + 1] = earlier.source
                 self.sandbox.run_cell(earlier.source, min(self.job.limits.cell_seconds,
                                                           self.deadline - time.monotonic()),
                                       display=False, ipython=earlier.ipython)
@@ -123,14 +129,14 @@ def _timed_out(outputs: list[dict]) -> bool:
     return any(out.get("output_type") == "error" and out.get("ename") == "TimeoutError" for out in outputs)
 
 
-def _shown(result: CellResult | None, cell: Any, broken: list[str], count: int
-           ) -> tuple[CellResult, list[dict]] | None:
-    # Only the grader's verdict is shown of this run: what the student's process printed in it is not (its
-    # functions were answered by the reference there).
-    if result is None:
-        return None
-    verdict = result.exercise.feedback() if result.exercise else f"the self-check failed: {result.visible_error}"
-    text = f"{alone_note(cell.exercise, broken)}\n{verdict}\n"
-    return result, [{"output_type": "stream", "name": "stdout", "text": text},
-                    {"output_type": "execute_result", "execution_count": count,
-                     "data": {"text/plain": repr(result.score)}, "metadata": {}}]
+def _shown(alone: CellResult, first: CellResult, cell: Any, broken: list[str], count: int) -> list[dict]:
+    """The outputs of a cell judged on its own: the score it keeps, then the verdict of its own run with the
+    student's functions (as the kernel shows it: `autograder.kernel.grade`). Only the score of the run on its
+    own is shown: in that run the student's code obtains the reference's answers on arguments it chooses,
+    and checks it passes or fails at will there would carry them out (README, "What the feedback reveals");
+    what its process printed is not shown either."""
+    verdict = first.exercise.feedback() if first.exercise else "the graders' checks did not run with your functions"
+    text = f"{alone_note(cell.exercise, broken, alone.score, alone.max_score)}\n{verdict}\n"
+    return [verdict_output(text),
+            {"output_type": "execute_result", "execution_count": count,
+             "data": {"text/plain": repr(alone.score)}, "metadata": {}}]

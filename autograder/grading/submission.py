@@ -20,6 +20,7 @@ from autograder.sandbox import syntax
 from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
+from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
@@ -49,6 +50,7 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
         for planned in (True, False) if plan else (False,):
             sandbox = _open(zygote, job, notebook, planned)
             sandbox.output_left = output_left
+            sandbox.cells = numbered_cells(notebook)
             try:
                 run = _run_notebook(job, notebook, sandbox, deadline)
                 sandbox.finish()
@@ -81,6 +83,13 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
     outcome.sandbox_level = result.sandbox_level = zygote.info.level if zygote.info else ""
     outcome.protections_off = zygote.info.missing if zygote.info else []
     return outcome
+
+
+def numbered_cells(notebook: NotebookJob) -> dict[int, str]:
+    """The code cells' text by the number the sandboxed process compiles each under (`<cell 7>`): every cell
+    but markdown counts, as the kernel counts them."""
+    code = [cell.source for cell in notebook.cells if cell.kind != "skip"]
+    return dict(enumerate(code, start=1))
 
 
 def _open(zygote: Zygote, job: Job, notebook: NotebookJob, planned: bool) -> Sandbox:
@@ -186,7 +195,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         # The cell calls the hidden graders before its visible check: same order here, so the
         # feedback is printed above the check's output or error, as in the kernel.
         early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
-        first_out = [{"output_type": "stream", "name": "stdout", "text": early.feedback() + "\n"}]
+        first_out = [verdict_output(early.feedback() + "\n")]
     try:
         reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=cell.display,
                                  group=cell.grade_id, ipython=cell.ipython)
@@ -235,7 +244,7 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
         return CellResult(cell.grade_id, cell.points, 0.0, f"{ename}: {evalue}"[:2000], exercise)
     if exercise is None:
         exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
-        cell_out.append({"output_type": "stream", "name": "stdout", "text": exercise.feedback() + "\n"})
+        cell_out.append(verdict_output(exercise.feedback() + "\n"))
     score = graders_score(exercise.score, exercise.max_score, cell.points)
     problem = None
     if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
@@ -263,10 +272,9 @@ def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[d
     shown = "".join(o.get("text", "") for o in cell_out if o.get("output_type") == "stream")
     printed = verdict.printed if verdict.printed.strip() and verdict.printed not in shown else ""
     ename, evalue = verdict.error or ("Error", "")
-    note = ("The grader ran this self-check again on your functions, outside your notebook's process, and "
-            "it failed there: the cell scores 0.")
     return ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + [
-        {"output_type": "error", "ename": ename, "evalue": evalue, "traceback": [note, f"{ename}: {evalue}"]}]
+        {"output_type": "error", "ename": ename, "evalue": evalue,
+         "traceback": [TRUSTED_RUN_NOTE, f"{ename}: {evalue}"]}]
 
 
 def _result(text: str, count: int) -> dict[str, Any]:

@@ -59,6 +59,7 @@ class StudentChange:
     before: float | None
     after: float | None
     exercises: tuple[ExerciseChange, ...]
+    replaced: tuple[str, ...] = ()  # --no-decrease: notebooks not the ones graded before, whose new grading stands
 
     @property
     def delta(self) -> float:
@@ -66,8 +67,9 @@ class StudentChange:
 
     @property
     def notes(self) -> list[str]:
-        notes = [f"{e.label}: kept {fmt(e.kept.kept)}, graders now {fmt(e.kept.graders)}" for e in self.exercises
-                 if e.kept]
+        notes = [f"{name}: not the notebook graded before, new grading stands" for name in self.replaced]
+        notes += [f"{e.label}: kept {fmt(e.kept.kept)}, graders now {fmt(e.kept.graders)}" for e in self.exercises
+                  if e.kept]
         notes += [f"{e.label}: manual {fmt(e.manual)} ≠ new auto {fmt(e.auto_after)}" for e in self.exercises
                   if e.disagrees and e.manual is not None and e.auto_after is not None]
         return notes
@@ -92,6 +94,11 @@ class Diff:
         return [s.student for s in self.changed if any(e.kept for e in s.exercises)]
 
     @property
+    def replaced(self) -> list[str]:
+        """Students whose notebook was not the one graded before, so --no-decrease kept nothing of it."""
+        return [s.student for s in self.changed if s.replaced]
+
+    @property
     def disagreements(self) -> list[tuple[str, str]]:
         """(student, exercise) where a manual score now disagrees with the graders."""
         return [(s.student, e.label) for s in self.changed for e in s.exercises if e.disagrees]
@@ -103,9 +110,11 @@ def _points(value: float | None) -> str:
 
 def compare(before: Snapshot, after: Snapshot, checks_before: dict[str, dict[str, CellResult]],
             checks_after: dict[str, dict[str, CellResult]], students: Iterable[str],
-            kept: dict[str, list[Kept]] | None = None, order: list[str] = ()) -> Diff:
+            kept: dict[str, list[Kept]] | None = None, order: list[str] = (),
+            replaced: dict[str, list[str]] | None = None) -> Diff:
     """The change of each student in `students` from `before` to `after`. `order`: grade cell ids in the
-    notebook's order (the gradebook keeps none); `kept`: what --no-decrease kept, by student."""
+    notebook's order (the gradebook keeps none); `kept`: what --no-decrease kept, by student; `replaced`: the
+    notebooks it kept nothing of (not the ones graded before), by student."""
     rank = {name: i for i, name in enumerate(order)}
     diff = Diff()
     for student in students:
@@ -122,8 +131,9 @@ def compare(before: Snapshot, after: Snapshot, checks_before: dict[str, dict[str
                 after.label(key) if now else before.label(key), was.score if was else None,
                 now.score if now else None, now.auto if now else None, now.manual if now else None,
                 _checks(cb, ca), _self_check(cb, ca), held.get(key[1])))
-        if exercises:
-            diff.changed.append(StudentChange(student, before.total(student), after.total(student), tuple(exercises)))
+        if exercises or (replaced or {}).get(student):  # a notebook graded afresh is said, even if no score moved
+            diff.changed.append(StudentChange(student, before.total(student), after.total(student), tuple(exercises),
+                                              tuple((replaced or {}).get(student, ()))))
         else:
             diff.unchanged += 1
     diff.changed.sort(key=lambda s: (s.delta, s.student))  # who loses most first

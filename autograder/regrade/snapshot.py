@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
+from autograder.grading.reading import read_fast
+from autograder.notebook import NotebookError, content_checksum
 
 Rows = Callable[[str, dict[str, Any]], list[tuple]]
 
@@ -85,4 +87,22 @@ def results(folder_of: Callable[[str], Path], students: Iterable[str]) -> dict[s
         except (OSError, ValueError, KeyError, TypeError):
             continue
         found[student] = {cell.grade_id: cell for cell in result.cells}
+    return found
+
+
+def graded_notebooks(folder_of: Callable[[str], Path], students: Iterable[str], notebooks: Iterable[str]
+                     ) -> dict[str, dict[str, str]]:
+    """The content checksum (`notebook.content_checksum`) of each notebook the gradebook's scores were
+    given to: the executed copy in `folder_of(student)` (autograded/), by student and notebook name. A
+    notebook without a readable copy there has none: nothing says what was graded."""
+    names = list(notebooks)
+    found: dict[str, dict[str, str]] = {}
+    for student in students:
+        for name in names:
+            path = folder_of(student) / f"{name}.ipynb"
+            try:
+                cells = read_fast(path.read_bytes(), path.name)["cells"]
+            except (OSError, NotebookError):  # missing or unreadable: no checksum, so never "the same"
+                continue
+            found.setdefault(student, {})[name] = content_checksum(cells)
     return found

@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from autograder import raised
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import isolation, wire
 from autograder.sandbox.launch import AUTO, AUTO_OR_BARE, Launched, launch, reap, requested_level
 from autograder.sandbox.limits import Limits
-from autograder.student import StudentError
+from autograder.student import StudentError, not_defined
 
 MAX_CONTROL_MESSAGE = 100_000  # one SOCK_SEQPACKET message to the zygote (its buffer is about 200 kB)
 MAX_PRELOADED = 10_000  # planned calls a zygote holds; past that, calls are sent in full
@@ -273,6 +274,20 @@ class Zygote:
 
 OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
 NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
+CALL_FAILED = {
+    "unsendable": "{name} returned a value that cannot be sent back to the grader",
+    "too_big": "{name} returned a value too big to send back to the grader",
+    "uncallable": "{name} could not be called with the grader's arguments",
+}
+# A process that ended during a call, by the limit it met (`SandboxDied.limit`): said without the exit
+# status or signal, which the code chooses.
+STOPPED = {
+    "time": "stopped: it did not finish in time",
+    "memory": "stopped: it used more memory than it may",
+    "output": "stopped: it sent back more than the grader accepts",
+    "processes": "stopped: it started more processes than it may",
+    "crash": "the submission's process ended during this call (it exited or crashed)",
+}
 
 
 @dataclass
@@ -329,6 +344,9 @@ class Sandbox:
         self.output_left = limits.output_chars  # printed text still kept; -1 once cut
         self.outbox = bytearray()
         self.incidents = 0  # timeouts, interrupts and deaths so far
+        # The notebook's code cells this process was sent, by the number it compiles them under (`<cell 7>`):
+        # the text a hidden check quotes a line from is the grader's copy, never one the process reports.
+        self.cells: dict[int, str] = {}
 
     # low level ------------------------------------------------------------------------------------
     def _signal(self, signum: int) -> None:
@@ -462,19 +480,33 @@ class Sandbox:
         try:
             header, replies = self.request(request, timeout=timeout)
         except SandboxDied as died:
-            raise StudentError(f"{name}: {died}") from None
+            raise StudentError(f"{name}: {STOPPED.get(died.limit, STOPPED['crash'])}") from None
         if header.get("expired"):
             raise StudentError(NOT_CALLED.format(name=name))
         if "error" in header:
             if header.get("timeout"):
                 self.limits_hit.add("time")
                 self.incidents += 1
-            raise StudentError(str(header["error"])[:1000])
+            said = header.get("raised", {}).get("text") if isinstance(header.get("raised"), dict) else ""
+            raise StudentError(self._call_error(name, header), said[:300] if isinstance(said, str) else "")
         try:
             value, changed_args, changed_kwargs = wire.decode(header.get("value"), replies)
-        except (wire.WireError, TypeError, ValueError) as exc:
-            raise StudentError(f"{name} returned something that is not plain data ({exc})") from None
+        except (wire.WireError, TypeError, ValueError):
+            raise StudentError(f"{name} returned something that is not plain data") from None
         return value, changed_args, changed_kwargs
+
+    def _call_error(self, name: str, header: dict) -> str:
+        """What a failed call says, in the grader's words: the process only names which failure it was (and,
+        for an exception, its type and lines, checked against this side's copy of the cells). Nothing it
+        computed is quoted (README, "What the feedback reveals")."""
+        if header.get("timeout"):
+            return f"{name} did not return in time and was stopped"
+        kind = header.get("kind") if isinstance(header.get("kind"), str) else None
+        if kind == "raised":
+            return raised.from_report(header.get("raised"), self.cells).describe(name)
+        if kind == "undefined":
+            return not_defined(name)
+        return CALL_FAILED.get(kind, "{name} failed when called").format(name=name)
 
     # a notebook's run (what `planned.PlannedSandbox` does more around it) ---------------------------
     @property

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from autograder.activations import ACTIVATIONS
+from autograder.raised import report
 from autograder.sandbox import syntax, wire
 from autograder.sandbox.standins import Replaced
-from autograder.student import describe_exception
 
 MAX_TRACEBACK_LINES = 60
 # How functions cross back to the grader: by name (NumPy's own tanh as the activation of that name).
@@ -374,8 +374,8 @@ class Runtime:
         try:
             args = wire.decode(args_tree, buffers, self.function)
             kwargs = wire.decode(kwargs_tree, buffers, self.function)
-        except Exception as exc:  # e.g. a function named by the grader that this process deleted
-            return False, wire.pack({"error": f"{name} could not be called: {type(exc).__name__}: {exc}"[:1000]})
+        except Exception:  # e.g. a function named by the grader that this process deleted
+            return False, wire.pack({"error": "uncallable", "kind": "uncallable"})
         return self.run_call(name, args, kwargs)
 
     def _crossing_names(self) -> dict[int, str]:
@@ -406,7 +406,7 @@ class Runtime:
         or an error for this call alone: the process goes on to the next request."""
         function = self.namespace.get(name)
         if not callable(function):
-            return False, wire.pack({"error": f"`{name}` is not defined: run the cell that defines it"})
+            return False, wire.pack({"error": "undefined", "kind": "undefined"})
         if before is None:
             before = [_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()}
         saved = sys.stdout, sys.stderr
@@ -430,29 +430,37 @@ class Runtime:
                 self.interruptible = False
         except _Interrupted:
             self.limits.add("time")
-            return True, wire.pack({"error": f"{name} did not return in time and was stopped", "timeout": True})
+            return True, wire.pack({"error": "timeout", "timeout": True})
         except BaseException as exc:  # noqa: B036 - whatever it raised is the answer's problem
             if isinstance(exc, MemoryError):
                 self.limits.add("memory")
+            # What the grader is told is the exception's type and where it came from, never its text (the
+            # trusted side builds the sentence: `autograder.raised`).
             if not returned:
-                return False, wire.pack({"error": _described(name, exc)})
-            return False, wire.pack({"error": f"{name} returned a value that cannot be sent back to the grader "
-                                              f"({_described(None, exc)})"})
+                return False, wire.pack({"error": "raised", "kind": "raised", "raised": _reported(exc, function)})
+            return False, wire.pack({"error": "unsendable", "kind": "unsendable"})
         finally:
             sys.stdout, sys.stderr = saved
         if not frame or len(frame) > self.reply_bytes:
-            return False, wire.pack({"error": f"{name} returned a value too big to send back to the grader "
-                                              f"(more than {self.reply_bytes} bytes)"})
+            return False, wire.pack({"error": "too big", "kind": "too_big"})
         return False, frame
 
 
-def _described(name: str | None, exc: BaseException) -> str:
-    """What the student sees of an exception, even one whose type or text is made to raise."""
+def _reported(exc: BaseException, function: Any) -> Any:
+    """`raised.report` for an exception of the student's code, even one whose type or traceback is made to
+    raise when looked at (the grader then says only that it raised)."""
     try:
-        text = describe_exception(name, exc) if name else f"{type(exc).__name__}: {str(exc)[:300]}"
-        return str.__str__(text) if isinstance(text, str) else "an exception"
-    except BaseException:  # noqa: B036 - its __str__ (or its type's name) raised in turn
-        return f"{name} raised an exception that cannot be described" if name else "an error"
+        return report(exc, function, _cell_number)
+    except BaseException:  # noqa: B036 - whatever the exception does when examined
+        return None
+
+
+def _cell_number(filename: Any) -> int | None:
+    """The number of the notebook cell `filename` names (`<cell 7>`, as `run_cell` compiles them), or None."""
+    if isinstance(filename, str) and filename.startswith("<cell ") and filename.endswith(">"):
+        number = filename[6:-1]
+        return int(number) if number.isdigit() else None
+    return None
 
 
 def _snapshot(value: Any) -> Any:

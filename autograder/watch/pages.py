@@ -18,8 +18,10 @@ class FeedbackMaker:
     def __init__(self, root: Path, coursedir: Any, config: Any) -> None:
         from nbgrader.apps.api import NbGraderAPI
 
+        from autograder.feedback import with_graders_only
+
         self.root = root
-        self.api = NbGraderAPI(coursedir, config=config)
+        self.api = NbGraderAPI(coursedir, config=with_graders_only(config))
 
     def generate(self, assignment: str, student: str, notebooks: list[str]) -> dict[str, bytes]:
         """Each notebook's feedback page, generated from the gradebook and `autograded/` as `nbgrader

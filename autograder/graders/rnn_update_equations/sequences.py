@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks import CheckFailed, call_label, check_array, show
-from autograder.graders.judge import call, computed
+from autograder.checks import CheckFailed, call_label, check_array, kind_of
+from autograder.graders.judge import call, computed, sizes
 
 MistakeList = Sequence[tuple[str, Callable[..., Any]]]
 
@@ -55,8 +55,9 @@ def judge_parts(student: Any, function: str, args: Mapping[str, Any], reference:
     parts = _parts(got)
     if parts is None or len(parts) != len(expected):
         shape = "a tuple (" + ", ".join(labels) + ")" if names else f"a list of {len(expected)} arrays"
-        raise CheckFailed(f"{what()}: expected {shape}, got {show(got)}", "not_a_sequence")
+        count = f"{len(parts)} parts" if parts is not None and len(parts) <= 2 * len(expected) else None
+        raise CheckFailed(f"{what()}: expected {shape}, got {count or kind_of(got)}", "not_a_sequence")
     thunks = _thunks(mistakes, args, options)
     for index, (label, part) in enumerate(zip(labels, parts, strict=True)):
         check_array(part, expected[index], what=lambda label=label: f"{what()}, {label}",
-                    mistakes=_Parts(thunks, index))
+                    mistakes=_Parts(thunks, index), dims=lambda: sizes(*args.values()))

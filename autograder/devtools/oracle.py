@@ -1,0 +1,685 @@
+"""The feedback as an answer oracle, measured: how many graded submissions a student needs to read an exercise's
+hidden inputs and expected values out of the feedback pages.
+
+    python -m autograder.devtools.oracle [--path sandbox|kernel] [--submissions N] [--keep]
+
+A scratch course of `hidden_state_activation`; the attacker ("mallory") submits notebooks built by
+`oracle_student` that send what their process holds through every output the feedback might show: the text
+of an exception, its type, the line it was raised at, a returned array's values and shape, text printed in a
+later cell, and the time the feedback takes. The target is `formula_1`'s hidden checks: their inputs (the
+arguments each check passes) and their expected values, which the student's process only ever receives from
+the reference when `hidden_state` is judged on its own (`formula_1` then answers as the reference does).
+
+After each submission is graded (`autograder grade`, or `nbgrader autograde` with `--path kernel`) and its
+feedback generated (nbgrader's `generate_feedback`, as the watcher does), the attacker reads the page, keeps
+every bit it could decode, and plans the next submission with the outputs that carried something. The
+attacker never looks at anything but the page and the time it took; the tool checks every decoded bit
+against the truth (the graders' own inputs and the reference's answers), so a channel that leaks nothing
+counts nothing.
+
+It stops once every bit is read (then a lookup table with no formula in it is submitted, and its score for
+`formula_1`'s checks is shown), or after `--submissions`; it then prints the bits each submission carried by
+channel, and the submissions the whole extraction takes at that rate, for `formula_1` and (at the rate one
+submission carries through all of a notebook's checks) for every exercise of both assignments.
+"""
+
+import argparse
+import base64
+import html
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.devtools import oracle_student as student_side
+from autograder.devtools.catalogue import solution_sources, write_submission
+from autograder.devtools.repo import new_course
+from autograder.graders.exercise import collect, exercises, reference_function, run_case
+from autograder.notebook import grade_id
+from autograder.raised import MAX_LINE, SHOWN_TYPES
+
+ASSIGNMENT, TARGET, DEPENDENT = "hidden_state_activation", "formula_1", "hidden_state"
+STUDENT = "mallory"
+RAISE, GOT, SHAPE = "raise", "got", "shape"
+PART_BITS = {"type": student_side.TYPE_BITS, "line": student_side.LINE_BITS, "text": 8 * student_side.TEXT_BYTES,
+             "same": student_side.SAME_BITS}
+KIND_BITS = {GOT: student_side.GOT_NUMBERS * student_side.GOT_BITS, SHAPE: student_side.SHAPE_BITS}
+# Bits a value needs for a lookup table to pass a check (rtol 1e-6: about 20 bits of mantissa, a sign and a
+# few of exponent); an integer input or answer here fits in a few bits. The attack itself sends 32 of each.
+NEEDED_FLOAT_BITS, NEEDED_INT_BITS = 24, 8
+
+
+# The truth: what the graders pass and what the reference answers ------------------------------------------
+
+class _Recorder:
+    """A student whose every function answers as the reference, recording the calls the graders make."""
+
+    def __init__(self, assignment: str) -> None:
+        self.assignment, self.calls = assignment, []
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append((name, args, kwargs))
+            return reference_function(self.assignment, name)(*args, **kwargs)
+        return call
+
+
+def graded_calls(assignment: str, exercise: str) -> list[tuple[str, tuple, dict]]:
+    """The calls the exercise's checks make, in order (one a check here)."""
+    recorder = _Recorder(assignment)
+    for case in collect(assignment, exercise):
+        run_case(case, recorder, assignment)
+    return recorder.calls
+
+
+@dataclass
+class Truth:
+    inputs: list[str]  # per call of the target: its arguments as the student's side sends them, in bits
+    expected: str  # the reference's answers to those calls, in bits
+    target_cases: int
+    dependent_cases: int
+
+
+def truth() -> Truth:
+    calls = graded_calls(ASSIGNMENT, TARGET)
+    reference = reference_function(ASSIGNMENT, TARGET)
+    inputs = [student_side.bits_of(student_side.serial(args)) for _, args, _ in calls]
+    expected = student_side.bits_of(student_side.serial([reference(*args) for _, args, _ in calls]))
+    return Truth(inputs, expected, len(calls), len(collect(ASSIGNMENT, DEPENDENT)))
+
+
+def needed_bits(assignment: str, exercise: str) -> tuple[int, int]:
+    """What reading an exercise's hidden inputs and expected values takes, at the precision a lookup table
+    needs (`NEEDED_*_BITS` a value): (inputs, expected). Only arrays count as hidden inputs: a check's
+    scalar arguments (sizes, options) are in its name and its call, as the feedback shows them."""
+    inputs = expected = 0
+    for name, args, kwargs in graded_calls(assignment, exercise):
+        for value in args:
+            if not isinstance(value, int | float):
+                inputs += _bits_of(value)
+        expected += _bits_of(reference_function(assignment, name)(*args, **kwargs))
+    return inputs, expected
+
+
+def _bits_of(value: Any) -> int:
+    floats, ints = _counts(value)
+    return NEEDED_FLOAT_BITS * floats + NEEDED_INT_BITS * ints
+
+
+def _counts(value: Any) -> tuple[int, int]:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return (value.size, 0) if value.dtype.kind == "f" else (0, value.size)
+    if isinstance(value, list | tuple | dict):
+        pairs = [_counts(v) for v in (value.values() if isinstance(value, dict) else value)]
+        return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    if isinstance(value, float):
+        return 1, 0
+    return (0, 1) if isinstance(value, int) and not isinstance(value, bool) else (0, 0)
+
+
+# What the attacker knows ---------------------------------------------------------------------------------
+
+@dataclass
+class Stream:
+    """A bit string the attacker reads piece by piece: `known` holds each bit read (None: not yet)."""
+
+    length: int
+    known: list[str | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.known = [None] * self.length
+
+    @property
+    def done(self) -> bool:
+        return None not in self.known
+
+    def unknown_from(self, start: int = 0) -> int:
+        for index in range(start, self.length):
+            if self.known[index] is None:
+                return index
+        return self.length
+
+    def tail_unknown(self, count: int) -> int:
+        """Where `count` bits end at the last bit not read yet (the calls start from the first)."""
+        last = max((i for i, bit in enumerate(self.known) if bit is None), default=self.length - 1)
+        return max(0, last - count + 1)
+
+    def learn(self, start: int, bits: str) -> None:
+        for offset, bit in enumerate(bits):
+            if start + offset < self.length:
+                self.known[start + offset] = bit
+
+
+@dataclass
+class Tally:
+    """Bits read in one submission, by channel, and whether each was right."""
+
+    bits: dict[str, int] = field(default_factory=dict)
+    wrong: int = 0
+
+    def add(self, channel: str, count: int) -> None:
+        self.bits[channel] = self.bits.get(channel, 0) + count
+
+    @property
+    def total(self) -> int:
+        return sum(self.bits.values())
+
+
+# The plan of one submission ------------------------------------------------------------------------------
+
+FULL, SAME = ["type", "line", "text"], ["same", "text"]  # what an exception can say, alone or like the first
+
+
+@dataclass
+class Working:
+    """What the attacker has learnt works: per function ("E", "D"), the kind of output and, for "raise",
+    the parts that came back on the first failing call and on the others."""
+
+    kinds: dict[str, str | None] = field(default_factory=lambda: {"E": None, "D": None})
+    first: dict[str, list[str]] = field(default_factory=lambda: {"E": FULL, "D": FULL})
+    rest: dict[str, list[str] | None] = field(default_factory=lambda: {"E": None, "D": None})
+    sleep: bool = True
+    score: bool = True  # the dependent's score on its own comes back
+    baseline: float | None = None  # seconds a submission takes without sleeping
+
+
+def plan_calls(stream_of: Callable[[int], Stream], calls: int, kind: str | None, first: list[str],
+               rest: list[str] | None, shared: bool, cursor: int = 0) -> list[list]:
+    """Each call's plan: one kind of output, its parts placed on bits not read yet. `kind` None: the first
+    submission tries every kind, call by call, and for exceptions after the first both FULL and SAME.
+    `shared`: all calls send one stream (else call k its own)."""
+    plans, raised = [], 0
+    for call in range(calls):
+        chosen = kind or (RAISE, GOT, SHAPE)[call % 3]
+        stream = stream_of(call)
+        start = stream.unknown_from(cursor if shared else 0)
+        if chosen == RAISE:
+            parts = first if raised == 0 else rest or (FULL, SAME)[raised % 2]
+            raised += 1
+            placed = []
+            for part in parts:
+                placed.append([part, start, PART_BITS[part]])
+                start += PART_BITS[part]
+            plans.append([RAISE, placed])
+        else:
+            plans.append([chosen, [[chosen, start, KIND_BITS[chosen]]]])
+            start += KIND_BITS[chosen]
+        if shared:
+            cursor = start
+    return plans
+
+
+# The notebook ---------------------------------------------------------------------------------------------
+
+def attack_cell(plan: dict) -> str:
+    """The student's side: `oracle_student`'s text with this submission's plan."""
+    return Path(student_side.__file__).read_text() + f"\nPLAN.update({plan!r})\n"
+
+
+def raise_at(who: str) -> str:
+    """A function raising at line 1 + v of its cell for v: put first in an attacking function's cell."""
+    lines = [f"def raise_at_{who}(v, E, text):"]
+    lines += [f"    if v == {value}: raise E(text)" for value in range(1 << student_side.LINE_BITS)]
+    return "\n".join(lines) + "\n\n\n"
+
+
+TARGET_CODE = raise_at("E") + f"""def {TARGET}(*args, **kwargs):
+    return attack_target(args)
+
+
+MINE["{TARGET}"] = {TARGET}"""
+
+DEPENDENT_CODE = raise_at("D") + f"""def {DEPENDENT}(w_hh, w_hx, h_t_prev, x_t, b_h, formula=1, g=sigmoid):
+    def honest():
+        return g((formula_1 if formula == 1 else formula_2)(w_hh, w_hx, h_t_prev, x_t) + b_h)
+
+    return attack_dependent(honest, {TARGET})"""
+
+
+def lookup_code(table: dict[bytes, tuple[bytes, str, tuple]]) -> str:
+    """A target answering from a table of what the attack read (arguments -> answer, dtype, shape): no
+    formula in it."""
+    entries = {base64.b64encode(k).decode(): (base64.b64encode(v).decode(), d, s) for k, (v, d, s) in table.items()}
+    return f"""import base64 as _b64
+_TABLE = {entries!r}
+
+
+def {TARGET}(*args, **kwargs):
+    key = _b64.b64encode(serial(args)).decode()
+    data, dtype, shape = _TABLE[key]
+    return np.frombuffer(_b64.b64decode(data), dtype=dtype).reshape(shape).astype(float)"""
+
+
+def write_attack(course: Path, plan: dict | None, target_code: str = TARGET_CODE) -> None:
+    from autograder.devtools.catalogue import Answer
+
+    folder = course / "submitted" / STUDENT / ASSIGNMENT
+    shutil.rmtree(folder, ignore_errors=True)
+    answers = [Answer(TARGET, "attack", target_code), Answer(DEPENDENT, "attack", DEPENDENT_CODE)]
+    path = write_submission(ASSIGNMENT, folder, answers, blank=True, release=course / "release" / ASSIGNMENT)
+    shutil.copy(course / "release" / ASSIGNMENT / "selfcheck.py", folder)
+    nb = nbformat.read(str(path), as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if grade_id(c) == "imports") + 1
+    nb.cells.insert(at, nbformat.v4.new_code_cell(attack_cell(plan or {})))
+    after = next(i for i, c in enumerate(nb.cells) if grade_id(c) == f"test_{TARGET}") + 1
+    nb.cells.insert(after, nbformat.v4.new_code_cell("print(printed())"))
+    nbformat.write(nb, str(path))
+
+
+# Grading and reading the page ---------------------------------------------------------------------------
+
+def grade_and_read(course: Path, path: str, pages: Any) -> tuple[str, float]:
+    """Grade mallory's submission as a course would, generate the feedback; its text and the grading's time."""
+    bin_dir = Path(sys.executable).parent
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    started = time.monotonic()
+    if path == "kernel":
+        command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", STUDENT, "--force"]
+    else:
+        command = [str(bin_dir / "autograder"), "grade", ASSIGNMENT, "--student", STUDENT, "--force"]
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env, timeout=600)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:3])} failed: {done.stderr[-1500:]}")
+    page = pages.generate(ASSIGNMENT, STUDENT, [ASSIGNMENT])[ASSIGNMENT].decode()
+    return as_text(page), seconds
+
+
+def as_text(page: str) -> str:
+    page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+CASE = re.compile(r"^\s*\[(pass|FAIL)\] (\S+)")
+
+
+def case_messages(text: str, exercise: str) -> list[tuple[str, str]]:
+    """(verdict, message) of each check of the exercise's last verdict on the page, in order."""
+    lines = text.splitlines()
+    heads = [i for i, line in enumerate(lines) if re.match(rf"^\s*{exercise}: [\d.]+ / [\d.]+ points", line)]
+    if not heads:
+        return []
+    cases: list[tuple[str, list[str]]] = []
+    for line in lines[heads[-1] + 1:]:
+        found = CASE.match(line)
+        if found:
+            cases.append((found.group(1), []))
+        elif cases and line.startswith("         "):
+            cases[-1][1].append(line.strip())
+        elif cases and line.strip():
+            break
+    return [(verdict, "\n".join(message)) for verdict, message in cases]
+
+
+def verdict_block(text: str, exercise: str) -> str:
+    """The graders' verdict of one exercise on the page, as the student reads it (the note of a run on its
+    own included); trailing spaces dropped, so that two pages compare by what they say."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    head = re.compile(rf"^\s*{exercise}( was judged on its own|: [\d.]+ / )")
+    heads = [i for i, line in enumerate(lines) if head.match(line)]
+    if not heads:
+        return ""
+    block = []
+    for line in lines[heads[0]:]:
+        if block and not line.strip():
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
+def exercise_score(text: str, exercise: str) -> tuple[float, float] | None:
+    found = re.findall(rf"^\s*{exercise}: ([\d.]+) / ([\d.]+) points", text, flags=re.M)
+    return (float(found[-1][0]), float(found[-1][1])) if found else None
+
+
+# Decoding -----------------------------------------------------------------------------------------------
+
+TYPE_NAMES = [error.__name__ for error in student_side.TYPES]
+
+
+def decode_call(message: str, plan: list, first: tuple[str, str] | None) -> dict[str, str]:
+    """The bits each part of one call's plan came back as, read from its check's message."""
+    kind, parts = plan
+    found: dict[str, str] = {}
+    if kind == GOT:
+        numbers = re.search(r"got\s+shape \(8,\) int64: \[([\d\s]+)\]", message)
+        if numbers:
+            values = [int(v) for v in numbers.group(1).split()]
+            found[GOT] = "".join(f"{v:0{student_side.GOT_BITS}b}" for v in values)
+    elif kind == SHAPE:
+        shape = re.search(r"got\s+(?:shape\s+)?\((\d+),\)", message)
+        if shape:
+            found[SHAPE] = f"{int(shape.group(1)) - 1:0{student_side.SHAPE_BITS}b}"[-student_side.SHAPE_BITS:]
+    else:
+        for name, _, count in (p[:3] for p in parts):
+            if name == "type":
+                raised = re.search(r"raised (\w+)", message)
+                if raised and raised.group(1) in TYPE_NAMES:
+                    found["type"] = f"{TYPE_NAMES.index(raised.group(1)):0{count}b}"
+            elif name == "line":
+                line = re.search(r"if v == (\d+): raise E", message)
+                if line:
+                    found["line"] = f"{int(line.group(1)):0{count}b}"
+            elif name == "text":
+                text = re.search(rf"{student_side.TEXT_MARKS[0]}([A-Za-z0-9+/=]+){student_side.TEXT_MARKS[1]}",
+                                 message)
+                if text:
+                    data = base64.b64decode(text.group(1))
+                    found["text"] = student_side.bits_of(data)[:count]
+            elif name == "same" and first is not None:
+                if "(the same problem as the one explained)" in message:
+                    found["same"] = "1"
+                elif message.strip():
+                    found["same"] = "0"
+    return found
+
+
+@dataclass
+class Attack:
+    course: Path
+    path: str
+    truth: Truth
+    inputs: list[Stream]
+    expected: Stream
+    working: Working = field(default_factory=Working)
+    tallies: list[Tally] = field(default_factory=list)
+    verdicts: list[str] = field(default_factory=list)  # per submission: the target's and dependent's verdicts
+    log: Callable[[str], None] = print
+
+    @property
+    def done(self) -> bool:
+        return all(s.done for s in self.inputs) and self.expected.done
+
+    @property
+    def read(self) -> int:
+        return sum(b is not None for s in [*self.inputs, self.expected] for b in s.known)
+
+    @property
+    def length(self) -> int:
+        return sum(s.length for s in [*self.inputs, self.expected])
+
+    def plan(self) -> dict:
+        w = self.working
+        e_plans = plan_calls(lambda k: self.inputs[k], self.truth.target_cases, w.kinds["E"], w.first["E"],
+                             w.rest["E"], False)
+        score = [self.expected.unknown_from(0), student_side.SCORE_BITS] if w.score else None
+        d_plans = plan_calls(lambda _: self.expected, self.truth.dependent_cases - 1, w.kinds["D"], w.first["D"],
+                             w.rest["D"], True, cursor=sum(score) if score else 0)
+        sleep = None
+        if w.sleep and w.baseline is not None:
+            sleep = [self.inputs[0].tail_unknown(student_side.SLEEP_BITS), student_side.SLEEP_BITS]
+        return {"target": TARGET, "target_calls": self.truth.target_cases, "E": e_plans, "D": d_plans,
+                "sleep": sleep, "score": score}
+
+    def submit(self, pages: Any) -> Tally:
+        plan = self.plan()
+        write_attack(self.course, plan)
+        text, seconds = grade_and_read(self.course, self.path, pages)
+        self.verdicts.append("\n".join(verdict_block(text, name) for name in (TARGET, DEPENDENT)))
+        tally = Tally()
+        self._read_calls(text, TARGET, plan["E"], lambda k: self.inputs[k], "E", tally)
+        self._read_calls(text, DEPENDENT, plan["D"], lambda _: self.expected, "D", tally)
+        self._read_printed(text, tally)
+        self._read_time(seconds, plan["sleep"], tally)
+        self._read_score(text, plan["score"], tally)
+        self.tallies.append(tally)
+        return tally
+
+    def _read_calls(self, text: str, exercise: str, plans: list, stream_of: Callable[[int], Stream], who: str,
+                    tally: Tally) -> None:
+        cases = case_messages(text, exercise)
+        if who == "D":  # the dependent's passing checks sent nothing; its failing ones sent the plans in order
+            # Where the page lists the checks of its own run (not of the run on its own, which sent the
+            # bits), there is nothing of them to read.
+            if "below are its checks with your functions" in text:
+                cases = []
+            cases = [case for case in cases if case[0] == "FAIL"][:-1]  # the last one sends nothing
+        first = next(((v, m) for v, m in cases if v == "FAIL"), None)
+        delivered: list[tuple[list, dict[str, int]]] = []  # per call: its plan, and the bits each part carried
+        for call, plan in enumerate(plans):
+            carried: dict[str, int] = {}
+            delivered.append((plan, carried))
+            if call >= len(cases) or cases[call][0] != "FAIL":
+                continue
+            message = cases[call][1]
+            stream = stream_of(call)
+            for part, bits in decode_call(message, plan, first if cases[call] != first else None).items():
+                start, count = next(p[1:3] for p in plan[1] if p[0] == part)
+                bits = bits[:min(count, max(0, stream.length - start))]  # past the stream's end: padding
+                if bits != self._truth_bits(who, call)[start:start + len(bits)]:
+                    tally.wrong += len(bits)
+                    continue
+                fresh = sum(1 for i in range(len(bits)) if stream.known[start + i] is None)
+                stream.learn(start, bits)
+                tally.add(f"{exercise} {part}", fresh)
+                carried[part] = len(bits) or 1  # a part that came back counts, even on padding
+        self._learn_kinds(who, delivered)
+
+    def _truth_bits(self, who: str, call: int) -> str:
+        return self.truth.inputs[call] if who == "E" else self.truth.expected
+
+    def _learn_kinds(self, who: str, delivered: list[tuple[list, dict[str, int]]]) -> None:
+        """After the first submission: the kind of output that carried the most a call, and the parts of an
+        exception that came back, on the first failing call and (FULL or SAME, the better) on the others."""
+        w = self.working
+        if w.kinds[who] is not None:
+            return
+
+        def mean(plans: list[dict[str, int]]) -> float:
+            return sum(sum(c.values()) for c in plans) / len(plans) if plans else 0.0
+
+        raised = [(p, c) for p, c in delivered if p[0] == RAISE]
+        by_kind = {RAISE: mean([c for _, c in raised]),
+                   **{kind: mean([c for p, c in delivered if p[0] == kind]) for kind in (GOT, SHAPE)}}
+        w.kinds[who] = max(by_kind, key=lambda k: by_kind[k])
+        if raised:
+            w.first[who] = [part for part in FULL if raised[0][1].get(part)] or FULL
+            others = {tuple(parts): [c for p, c in raised[1:] if [q[0] for q in p[1]] == parts]
+                      for parts in (FULL, SAME)}
+            best = max(others, key=lambda parts: mean(others[parts]))
+            w.rest[who] = [part for part in best if any(c.get(part) for c in others[best])] or list(best)
+
+    def _read_printed(self, text: str, tally: Tally) -> None:
+        marks = student_side.PRINT_MARKS
+        for call, data in re.findall(rf"{marks[0]}(\d+):([A-Za-z0-9+/=]+){marks[1]}", text):
+            call = int(call)
+            if call >= len(self.inputs):
+                continue
+            bits = student_side.bits_of(base64.b64decode(data))
+            if bits != self.truth.inputs[call]:
+                tally.wrong += len(bits)
+                continue
+            stream = self.inputs[call]
+            fresh = stream.known.count(None)
+            stream.learn(0, bits)
+            tally.add("printed text", fresh)
+
+    def _read_score(self, text: str, score: list | None, tally: Tally) -> None:
+        """The dependent's score on its own (the note above its verdict): how many checks it let pass."""
+        if score is None:
+            return
+        found = re.search(rf"{DEPENDENT} was judged on its own: .*? On its own it scores ([\d.]+) /", text, re.S)
+        start, count = score
+        if not found or not float(found.group(1)).is_integer() or not 1 <= float(found.group(1)) <= 1 << count:
+            self.working.score = False  # not shown: those bits are sent another way
+            return
+        bits = f"{int(float(found.group(1))) - 1:0{count}b}"[:max(0, self.expected.length - start)]
+        if bits != self.truth.expected[start:start + len(bits)]:
+            tally.wrong += len(bits)
+            return
+        fresh = sum(1 for i in range(len(bits)) if self.expected.known[start + i] is None)
+        self.expected.learn(start, bits)
+        tally.add(f"{DEPENDENT} score", fresh)
+
+    def _read_time(self, seconds: float, sleep: list | None, tally: Tally) -> None:
+        w = self.working
+        if sleep is None:
+            if w.baseline is None:
+                w.baseline = seconds
+            return
+        start, count = sleep
+        value = max(0, min((1 << count) - 1, round((seconds - w.baseline) / student_side.SLEEP_STEP)))
+        bits = f"{value:0{count}b}"
+        if bits != self.truth.inputs[0][start:start + count]:
+            tally.wrong += count
+            w.sleep = False  # too noisy to use
+            return
+        stream = self.inputs[0]
+        fresh = sum(1 for i in range(count) if start + i < stream.length and stream.known[start + i] is None)
+        stream.learn(start, bits)
+        tally.add("timing", fresh)
+
+
+def lookup_table(attack: Attack) -> str:
+    """The target as a table from what was read: arguments (as sent) to answers (as sent)."""
+    import numpy as np
+
+    calls = graded_calls(ASSIGNMENT, TARGET)
+    reference = reference_function(ASSIGNMENT, TARGET)
+    expected_bits = "".join(b or "0" for b in attack.expected.known)
+    table, cursor = {}, 0
+    for k, (_, args, _) in enumerate(calls):
+        key_bits = "".join(b or "0" for b in attack.inputs[k].known)
+        key = int(key_bits, 2).to_bytes(len(key_bits) // 8, "big")
+        answer = np.asarray(reference(*args))  # only its shape and dtype: the values come from what was read
+        size = 4 * answer.size
+        data = int(expected_bits[8 * cursor:8 * (cursor + size)], 2).to_bytes(size, "big")
+        cursor += size
+        table[key] = (data, "<f4" if answer.dtype.kind == "f" else "<i4", answer.shape)
+    return lookup_code(table)
+
+
+# The run --------------------------------------------------------------------------------------------------
+
+def run(path: str = "sandbox", submissions: int = 6, keep: bool = False,
+        log: Callable[[str], None] = print) -> dict[str, Any]:
+    """The attack; returns what it found (the figures it prints)."""
+    from autograder.course.nbgrader_cli import nbgrader
+    from autograder.course.settings import read_course
+    from autograder.watch.pages import FeedbackMaker
+
+    scratch = Path(tempfile.mkdtemp(prefix="oracle-"))
+    try:
+        course = new_course(scratch / "course", (ASSIGNMENT,))
+        nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+        settings = read_course(course, rooted=True)
+        pages = FeedbackMaker(settings.root, settings.coursedir, settings.coursedir.config)
+        known = truth()
+        attack = Attack(course, path, known, [Stream(len(bits)) for bits in known.inputs], Stream(len(known.expected)),
+                        log=log)
+        log(f"oracle: {path} path; target {TARGET} ({known.target_cases} checks), read through {DEPENDENT} judged "
+            f"on its own; {attack.length} bits to read ({sum(len(b) for b in known.inputs)} of inputs, "
+            f"{len(known.expected)} of expected values, 32 a number)")
+        for number in range(1, submissions + 1):
+            tally = attack.submit(pages)
+            channels = ", ".join(f"{name} {bits}" for name, bits in sorted(tally.bits.items())) or "nothing"
+            log(f"submission {number}: {tally.total} bits read ({channels}); wrong {tally.wrong}; "
+                f"{attack.read}/{attack.length} read")
+            if attack.done:
+                break
+        found: dict[str, Any] = {"path": path, "submissions": len(attack.tallies), "done": attack.done,
+                                 "verdicts": attack.verdicts,
+                                 "bits": [t.total for t in attack.tallies], "length": attack.length,
+                                 "channels": [t.bits for t in attack.tallies],
+                                 "wrong": sum(t.wrong for t in attack.tallies)}
+        if attack.done:
+            write_attack(course, None, lookup_table(attack))
+            text, _ = grade_and_read(course, path, pages)
+            found["lookup_score"] = exercise_score(text, TARGET)
+            log(f"extracted in {len(attack.tallies)} submission(s); a lookup table with no formula in it then scores "
+                f"{found['lookup_score']} on {TARGET}'s hidden checks (graded submission {len(attack.tallies) + 1})")
+        else:
+            found.update(_extrapolated(attack, log))
+        return found
+    finally:
+        if keep:
+            log(f"kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _extrapolated(attack: Attack, log: Callable[[str], None]) -> dict[str, Any]:
+    """The attack's own rate after its first submission (which tries every kind of output), what it takes at
+    that rate, and the bound for every exercise at the most any attack could carry (`capacity_bound`)."""
+    steady = attack.tallies[1:] or attack.tallies
+    rate = sum(t.total for t in steady) / len(steady)
+    left = attack.length - attack.read
+    found: dict[str, Any] = {"rate": rate}
+    found["needed"] = len(attack.tallies) + math.ceil(left / rate) if rate > 0 else math.inf
+    log(f"not extracted in {len(attack.tallies)}: {left} bits left at {rate:.1f} bits a submission: "
+        f"{found['needed']} graded submissions for {TARGET} at this attack's rate")
+    found["bound"] = bounds = capacity_bound()
+    for assignment, rows in bounds.items():
+        log(f"{assignment}: at most {rows['_total']:.0f} bits a submission through every check; graded "
+            "submissions at the least to read an exercise's hidden inputs and expected values: " +
+            ", ".join(f"{name} {_shown(n)}" for name, n in rows.items() if not name.startswith("_")))
+    return found
+
+
+def _shown(count: float) -> str:
+    return "impossible" if count == math.inf else str(int(count))
+
+
+# The most one graded submission can carry, whatever the attack --------------------------------------------
+
+FIRST_BITS = math.log2(len(SHOWN_TYPES) + 1) + math.log2(MAX_LINE)  # an exercise's one explained failure
+OTHER_BITS = math.log2(3)  # each other check: passed, failed the same way, or failed another way
+TIMING_BITS = 5.0  # the feedback's time of arrival: a cell's 30 s at a resolution of 1 s, optimistically
+
+
+def capacity_bound() -> dict[str, dict[str, float]]:
+    """Per assignment: the bits one graded submission can carry out at most (`_total`), and per exercise
+    the graded submissions that reading its hidden inputs and expected values takes at the least.
+
+    Every exercise's feedback explains one failing check of its run with the student's own functions (which
+    one, and an exception's type and line, or a shape, or a hint: at most `FIRST_BITS`) and says of each other check
+    whether it passed or failed alike (`OTHER_BITS`, as if the attacker could pass any check at will); an
+    exercise judged on its own adds its score there; each grade cell's score says whether its self-check
+    passed; the time the feedback takes says a few bits. A submission's process holds every hidden input
+    (the sandbox sends them ahead), so inputs can leave through all of that. An exercise's expected values
+    only ever reach it while a later exercise is judged on its own (its stand-in answers as the reference),
+    and of that run only the score is shown: they leave through the later exercises' scores on their own,
+    and an exercise with none after it never gives them away (bar guessing one value a check)."""
+    bounds: dict[str, dict[str, float]] = {}
+    for assignment in ("hidden_state_activation", "rnn_update_equations"):
+        order = [name for name in solution_sources(assignment) if name in exercises(assignment)]
+        checks = {name: len(collect(assignment, name)) for name in order}
+        alone = {name: math.log2(count + 1) for name, count in checks.items()}  # a score of 0..count points
+        total = sum(FIRST_BITS + math.log2(checks[name]) + OTHER_BITS * (checks[name] - 1) + alone[name] + 1
+                    for name in order) + TIMING_BITS
+        rows: dict[str, float] = {"_total": total}
+        for index, name in enumerate(order):
+            inputs, expected = needed_bits(assignment, name)
+            later = sum(alone[other] for other in order[index + 1:])
+            if expected and not later:
+                rows[name] = math.inf
+                continue
+            rows[name] = max(math.ceil((inputs + expected) / total), math.ceil(expected / later) if later else 0)
+        bounds[assignment] = rows
+    return bounds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--path", choices=("sandbox", "kernel"), default="sandbox",
+                        help="grade with `autograder grade` (sandbox) or `nbgrader autograde` (graders in the kernel)")
+    parser.add_argument("--submissions", type=int, default=6, help="graded submissions at most")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch course")
+    args = parser.parse_args(argv)
+    run(args.path, args.submissions, args.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
