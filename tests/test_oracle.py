@@ -12,8 +12,7 @@ course's policy allows before the due date.
 import math
 from pathlib import Path
 
-from traitlets.config.loader import PyFileConfigLoader
-
+from autograder.course.settings import read_course
 from autograder.devtools import oracle
 from autograder.devtools.repo import ROOT
 from autograder.watch.policy import read_policy
@@ -24,7 +23,8 @@ TEXT_CHANNELS = ("text", "got", "printed")  # what the feedback showed before: n
 
 
 def course_policy():
-    return read_policy(PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config())
+    """The watcher's policy as this course runs with it: the framework's defaults under its own file."""
+    return read_policy(read_course(ROOT).coursedir.config)
 
 
 def test_no_exercise_can_be_read_within_the_attempts_the_course_allows_before_the_due_date():
