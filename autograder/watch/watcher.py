@@ -233,14 +233,17 @@ class Watcher:
         if graded is not None:  # graded already by a watcher that stopped before it released the feedback
             self.release(entry, got, graded, time.monotonic() - started)
             return 0
-        return self.submit(InFlight(entry, got, self.prepared(entry.student, assignment), started))
+        try:
+            prepared = self.prepared(entry.student, assignment)
+        except AssemblyError as exc:  # the instructor's notebook, not the student's: no attempt, tried again later
+            self.fail(entry, f"the grader could not assemble this submission: {exc}")
+            return 0
+        return self.submit(InFlight(entry, got, prepared, started))
 
     def prepared(self, student: str, assignment: str) -> Prepared:
+        """The job for the student's collected folder; `AssemblyError` is the instructor's notebook's fault."""
         modules, preload = self.instructor[assignment]
-        try:
-            return prepare(self.settings, self.sources[assignment], modules, assignment, student, preload)
-        except AssemblyError as exc:  # the instructor's notebook, not the student's: said, and retried later
-            return Prepared(student, None, unreadable=f"the grader could not assemble this submission: {exc}")
+        return prepare(self.settings, self.sources[assignment], modules, assignment, student, preload)
 
     def submit(self, flight: InFlight) -> int:
         if flight.prepared.job is None:  # the student's notebook cannot be read: graded as such, now
@@ -334,7 +337,12 @@ class Watcher:
         swap_in(build / "x", dest)
         shutil.rmtree(build, ignore_errors=True)
         entry = Entry(best.name, best.student, assignment, datetime.fromisoformat(best.time))
-        self.submit(InFlight(entry, None, self.prepared(best.student, assignment), time.monotonic()))
+        try:
+            prepared = self.prepared(best.student, assignment)
+        except AssemblyError as exc:
+            self.log(visible(f"cannot keep {best.student}'s best attempt: {exc}"))
+            return
+        self.submit(InFlight(entry, None, prepared, time.monotonic()))
 
     def graded(self, entry: Entry, got: Collected) -> Graded | None:
         """The grade `autograded/` holds for exactly this submission (its time and secret), or None: not
