@@ -210,7 +210,7 @@ def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(fe
     """A formula_1 that prints and raises what it is called with, and a later cell that prints all it saw:
     the page quotes the student's static line and type, never the printed or raised text, nor any value of
     the hidden checks' inputs."""
-    from autograder.devtools.oracle import graded_calls
+    from autograder.devtools.oracle_bound import graded_calls
 
     page = as_text(feedback["leaky"])
     for marker in ("LEAK-PRINTED ", "LEAK-RAISED -", "LEAK-RAISED 0", "LEAK-RAISED 1", "LEAK-LATER ["):
