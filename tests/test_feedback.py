@@ -9,8 +9,11 @@ or raised (README, "What the feedback reveals").
 import html
 import re
 import shutil
+from datetime import datetime
+from pathlib import Path
 
 import pytest
+from nbgrader.api import Gradebook
 
 from autograder.checks import CheckFailed
 from autograder.course.nbgrader_cli import nbgrader
@@ -49,20 +52,39 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "
                   "_autograder_score", f'grade("{ASSIGNMENT}"', "import pytest", "def test_")
 
 
+DUE, SUBMITTED = datetime(2021, 1, 1), "2021-06-01 12:00:00.000000 UTC"  # every page here is after the due date
+
+
 @pytest.fixture(scope="module")
-def feedback(tmp_path_factory) -> dict[str, str]:
-    """student -> the feedback HTML nbgrader generated for them."""
+def course(tmp_path_factory) -> Path:
+    """The scratch course, every submission graded by nbgrader autograde long after the due date: what the
+    pages show is what they show once the due date has passed (the same as before it: see the README)."""
     course = new_course(tmp_path_factory.mktemp("feedback-course"), (ASSIGNMENT,))
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=DUE)
     release = course / "release" / ASSIGNMENT
     for student, answers in SUBMISSIONS.items():
         folder = course / "submitted" / student / ASSIGNMENT
         write_submission(ASSIGNMENT, folder, answers or [], blank=answers is None, release=release)
         shutil.copy(release / "selfcheck.py", folder)
+        (folder / "timestamp.txt").write_text(SUBMITTED)
     nbgrader(course, "autograde", ASSIGNMENT)
     nbgrader(course, "generate_feedback", ASSIGNMENT)
+    return course
+
+
+@pytest.fixture(scope="module")
+def feedback(course) -> dict[str, str]:
+    """student -> the feedback HTML nbgrader generated for them."""
     return {student: (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
             for student in SUBMISSIONS}
+
+
+def test_the_pages_are_those_of_submissions_past_their_due_date(course):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        late = {s: gb.find_submission(ASSIGNMENT, s).total_seconds_late for s in SUBMISSIONS}
+    assert all(seconds > 0 for seconds in late.values()), late
 
 
 # In the browser: the points table at the top, and whether any output line runs past its box.
@@ -188,7 +210,7 @@ def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(fe
     """A formula_1 that prints and raises what it is called with, and a later cell that prints all it saw:
     the page quotes the student's static line and type, never the printed or raised text, nor any value of
     the hidden checks' inputs."""
-    from autograder.devtools.oracle import graded_calls
+    from autograder.devtools.oracle_bound import graded_calls
 
     page = as_text(feedback["leaky"])
     for marker in ("LEAK-PRINTED ", "LEAK-RAISED -", "LEAK-RAISED 0", "LEAK-RAISED 1", "LEAK-LATER ["):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from autograder.course.settings import read_course
 from autograder.devtools import oracle
+from autograder.devtools.oracle_bound import capacity_bound
 from autograder.devtools.repo import ROOT
 from autograder.watch.policy import read_policy
 
@@ -31,7 +32,7 @@ def test_no_exercise_can_be_read_within_the_attempts_the_course_allows_before_th
     policy = course_policy()
     allowed = policy.attempts * math.floor(DAYS_OPEN * 24 / (policy.window.total_seconds() / 3600))
     assert 0 < allowed
-    bounds = oracle.capacity_bound()
+    bounds = capacity_bound()
     fewest = min(n for rows in bounds.values() for name, n in rows.items() if not name.startswith("_"))
     assert fewest > allowed, (fewest, allowed)
     # The exercises no later exercise is judged after never give their expected values away at all.
@@ -41,7 +42,7 @@ def test_no_exercise_can_be_read_within_the_attempts_the_course_allows_before_th
 
 def test_the_attack_reads_a_few_bits_a_submission_and_the_same_on_both_paths():
     runs = {path: oracle.run(path, SUBMISSIONS, log=lambda _: None) for path in ("sandbox", "kernel")}
-    total = oracle.capacity_bound()["hidden_state_activation"]["_total"]
+    total = capacity_bound()["hidden_state_activation"]["_total"]
     allowed = course_policy().attempts * DAYS_OPEN
     for path, found in runs.items():
         assert not found["done"], path
