@@ -3,6 +3,7 @@ grade` grades them, with feedback released where `nbgrader fetch_feedback` finds
 twice across restarts; the attempts policy; hostile folders in inbound/."""
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.catalogue import Answer, wrong_answers
-from autograder.watch.watcher import NAMES_PER_POLL, REFUSALS_LOGGED
+from autograder.watch.watcher import NAMES_PER_POLL, REFUSALS_LOGGED, STOP_GRACE_SECONDS
 from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,
@@ -272,6 +273,12 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
         busy = wait_for(lambda: "grading sam" in (status := _status(watched)).stdout and status, 10,
                         "the status of the slow one", watcher.log)
         assert busy.returncode == 0 and "watcher running" in busy.stdout, busy.stdout + busy.stderr
+        report = subprocess.run([CLI, "report", ASSIGNMENT], cwd=watched.course, capture_output=True, text=True,
+                                timeout=120)  # the class report says the same as the status, to the instructor
+        assert report.returncode == 0 and "running;" in report.stdout, report.stdout + report.stderr
+        page = (watched.course / "reports" / f"{ASSIGNMENT}.html").read_text()
+        assert re.search(r'data-metric="watcher">Running \(pid \d+\)', page), page[-3000:]
+        assert re.search(r'data-metric="watch-in-hand">[1-9]', page) and "sam (" in page
         page = released(watched, broken, watcher.log)
         assert f"has no {ASSIGNMENT}.ipynb" in page and "scores 0" in page
         released(watched, slow, watcher.log)
@@ -287,6 +294,31 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
     assert states[broken.name] == "graded" and states[changed.name] == "refused"
     assert sum(s == "refused" for s in states.values()) == 3001
     assert sum(scores(watched.course)["oz"].values()) == 46
+
+
+def test_a_stop_waits_for_a_slow_submission_only_so_long_and_it_is_graded_at_the_next_start(template, tmp_path):
+    """A stop finishes what the workers hold within STOP_GRACE_SECONDS; a notebook that would hold them for its
+    whole time budget is left unrecorded (no attempt, no score) and graded when a watcher next starts."""
+    watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.Execute.timeout = 60")
+    slow = hand_in(watched, "sam", [SLOW])
+    watcher = start_watcher(watched.course)
+    try:
+        watcher.wait_line("watching ", timeout=90)
+        wait_for(lambda: "grading sam" in _status(watched).stdout, 30, "the slow one in hand", watcher.log)
+        began = time.monotonic()
+    finally:
+        code = watcher.stop()
+    took = time.monotonic() - began
+    assert code == 0 and took < STOP_GRACE_SECONDS + 15, (took, watcher.log())
+    assert "stopping with 1 submissions still being graded (sam " in watcher.log()
+    assert not watched.ledger and not feedback_of(watched, slow).exists()
+    report = subprocess.run([CLI, "report", ASSIGNMENT], cwd=watched.course, capture_output=True, text=True,
+                            timeout=120)  # nothing graded yet: the report says so, in one line
+    assert report.returncode == 1 and "no graded submissions" in report.stderr, report.stderr
+    with open(watched.course / "nbgrader_config.py", "a") as config:
+        config.write("\nc.Execute.timeout = 4\n")  # the instructor lowers the limit: the next start is quick
+    with watching(watched.course) as watcher:
+        watcher.wait_line(r"graded sam .*attempt 1\)", timeout=120)
 
 
 def _status(watched) -> subprocess.CompletedProcess:

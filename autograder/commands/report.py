@@ -51,9 +51,22 @@ def run(args: argparse.Namespace) -> int:
         ("need a look", f"{len(data.problems)} submissions, {len(data.manual)} cells to grade by hand"),
         ("no misconception data", unavailable),
         ("grader versions", _versions(data)),
+        ("watcher", _watcher(data)),
     ]))
     console.print(visible(f"report: {path}"), soft_wrap=True, markup=False)
     return 0
+
+
+def _watcher(data) -> str:
+    """Whether `autograder watch` runs for the course, and its queue (`autograder status` has the rest)."""
+    health = data.watch
+    if health is None or health.status is None:
+        return "running, starting" if health and health.running else "none has run"
+    status = health.status
+    queue = f"{len(status.in_hand)} being graded, {status.waiting} waiting"
+    if health.running:
+        return f"running; {queue}"
+    return f"NOT RUNNING (last seen {health.age_seconds:.0f} s ago); {queue}"
 
 
 def _versions(data) -> str:

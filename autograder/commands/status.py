@@ -4,9 +4,6 @@ longest has waited, and how many were graded and refused. Run in the course root
 runs, 1 when none does (so a service check can use it)."""
 
 import argparse
-import fcntl
-import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.cli import UserError
@@ -18,35 +15,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def watcher_running(lock: Path) -> bool:
-    """The watcher holds the course lock for its lifetime; if it can be taken here, none runs."""
-    try:
-        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 def run(args: argparse.Namespace) -> int:
-    from autograder.commands.watch import STATE_FOLDER
     from autograder.terminal import visible
-    from autograder.watch.status import WatchStatus
+    from autograder.watch.status import watch_health
 
-    folder = Path.cwd() / STATE_FOLDER
     if not (Path.cwd() / "nbgrader_config.py").is_file():
         raise UserError(f"no nbgrader_config.py in {Path.cwd()}: run this in the course folder")
-    running = watcher_running(folder / "lock")
-    status = WatchStatus.read(folder)
+    health = watch_health(Path.cwd())
+    running, status, age = health.running, health.status, health.age_seconds
     if status is None:
         print("no watcher has run in this course yet" if not running else "a watcher is starting")
         return 0 if running else 1
-    age = (datetime.now(UTC).replace(tzinfo=None) - datetime.fromisoformat(status.updated)).total_seconds()
     head = (f"watcher running (pid {status.pid}), last seen {age:.0f} s ago" if running
             else f"NO WATCHER RUNNING: the last one (pid {status.pid}) stopped or died; its last status is "
                  f"{age:.0f} s old")

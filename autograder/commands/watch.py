@@ -15,8 +15,6 @@ from pathlib import Path
 
 from autograder.cli import UserError
 
-STATE_FOLDER = ".autograder-watch"
-
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("watch", help="grade submissions from nbgrader's exchange as they arrive",
@@ -38,7 +36,7 @@ def run(args) -> int:
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
-    from autograder.grading.pool import sandbox_ready, start_pool
+    from autograder.grading.pool import sandbox_ready, start_pool, stop_pool
     from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
     from autograder.grading.writer import GradebookError, GradebookWriter
@@ -48,6 +46,7 @@ def run(args) -> int:
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
     from autograder.watch.policy import PolicyError, read_policy
+    from autograder.watch.status import STATE_FOLDER
     from autograder.watch.watcher import Watcher
 
     if args.jobs < 1:
@@ -114,7 +113,7 @@ def run(args) -> int:
     except (AssignmentError, GradebookError, GradingStopped, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
-        (watcher.pool if watcher else pool).shutdown(wait=True, cancel_futures=True)
+        stop_pool(watcher.pool if watcher else pool, now=bool(watcher and watcher.abandoned))
         if writer:
             writer.close()
         if ledger:

@@ -109,6 +109,16 @@ def start_pool(jobs: int, hide: list[str] | tuple[str, ...] = (), assignment: st
     return pool
 
 
+def stop_pool(pool: ProcessPoolExecutor, now: bool = False) -> None:
+    """Shut the pool down once its jobs are done, or `now`: its workers (and with them their zygotes and
+    sandboxes, which die with their parent) are killed, what they held is dropped unrecorded."""
+    if now and isinstance(pool, ProcessPoolExecutor):
+        # No public way to stop a busy worker before Python 3.14's `terminate_workers`.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+    pool.shutdown(wait=not now, cancel_futures=True)
+
+
 def serve(hide: list[str], assignments: list[str], level: str = AUTO) -> Zygote:
     """Make this process a grading worker of another executor's (a Dask worker, `autograder.cluster`): what its
     sandbox hides, the assignments' graders loaded with their plans, and its zygote."""

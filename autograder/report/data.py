@@ -18,6 +18,7 @@ from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
+from autograder.watch.status import WatchHealth, watch_health
 
 
 class ReportError(Exception):
@@ -89,6 +90,7 @@ class ClassData:
     manual: list[ManualCell] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)  # student -> grader version of their latest run
     current_version: str = ""  # the graders and instructor files on disk now
+    watch: WatchHealth | None = None  # the course's watcher, running or not, and its queue
 
     @property
     def mixed_versions(self) -> bool:
@@ -308,6 +310,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         versions=versions,
         current_version=grader_version(assignment, settings.path("source", ".", assignment),
                                        list(settings.coursedir.ignore)),
+        watch=watch_health(settings.root),
     )
 
 

@@ -219,6 +219,47 @@ def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
     )
 
 
+def _ago(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _watcher_section(data: ClassData) -> str:
+    """Whether `autograder watch` runs, and its queue as it last wrote it: what `autograder status` prints."""
+    head = "<h2>Watcher</h2>"
+    health = data.watch
+    if health is None or health.status is None:
+        state = "a watcher is starting" if health and health.running else (
+            "No watcher has run in this course: these grades come from autograder grade.")
+        return head + _metric("watcher", state, "p", "note")
+    status = health.status
+    if health.running:
+        flag = _metric("watcher", f"Running (pid {status.pid}), last seen {_ago(health.age_seconds)} ago.", "p", "ok")
+    else:
+        flag = _metric("watcher", f"No watcher running: the last one (pid {status.pid}) stopped or died; its last "
+                       f"status is {_ago(health.age_seconds)} old. Students who submit now get no feedback until "
+                       "autograder watch runs again.", "p", "bad")
+    watched = "" if data.assignment in status.assignments else (
+        f'<p class="note">The watcher does not watch {escape(data.assignment)}: it watches '
+        f"{escape(', '.join(status.assignments))}.</p>")
+    rows = [
+        ("in the workers' hands", _metric("watch-in-hand", str(len(status.in_hand)))),
+        ("waiting", _metric("watch-waiting", str(status.waiting))
+         + f" (over the attempts limit {status.deferred}, to retry after a fault of ours {status.failed})"),
+        ("longest wait since submitted", _metric("watch-longest-wait", _ago(status.oldest_waiting_seconds))),
+        ("graded since the ledger began", _metric("watch-graded", str(status.graded))),
+        ("refused", _metric("watch-refused", str(status.refused))),
+    ]
+    hands = "".join(f"<li>{escape(item.student)} ({escape(item.assignment)}): {_ago(item.seconds)} so far</li>"
+                    for item in sorted(status.in_hand, key=lambda i: -i.seconds)[:20])
+    return (head + flag + watched + '<table class="compact"><tbody>'
+            + "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows) + "</tbody></table>"
+            + (f"<p>Being graded now:</p><ul>{hands}</ul>" if hands else ""))
+
+
 def _version_section(data: ClassData) -> str:
     """Which graders scored the class: one line per version, flagged when there are several or
     when some students were scored by graders other than the current ones."""
@@ -300,6 +341,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _manual_section(data, formgrader)
         + _problem_section(data)
         + _timing_section(data, charts)
+        + _watcher_section(data)
         + _version_section(data)
         + _student_section(data)
         + "</main></body></html>\n"

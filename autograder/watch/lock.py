@@ -34,3 +34,18 @@ class CourseLock:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+def held(path: Path) -> bool:
+    """Whether a watcher holds the lock at `path` now: if it can be taken here, none does."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

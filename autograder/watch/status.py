@@ -6,8 +6,12 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.watch.lock import held
+
+STATE_FOLDER = ".autograder-watch"  # in the course root: the watcher's lock, ledger and status
 STATUS_FILE = "status.json"
 WRITE_SECONDS = 1.0  # how often the watcher replaces the file
 
@@ -47,3 +51,26 @@ class WatchStatus:
             return cls(**{**data, "in_hand": [InHand(**item) for item in data.get("in_hand", [])]})
         except (OSError, ValueError, TypeError):
             return None
+
+
+@dataclass
+class WatchHealth:
+    """What an instructor asks of the watcher: does one run, and how is its queue (`autograder status`, the
+    class report)."""
+
+    running: bool
+    status: WatchStatus | None  # the last one written; None when no watcher has run in this course
+
+    @property
+    def age_seconds(self) -> float:
+        """How old the last status is."""
+        if self.status is None:
+            return 0.0
+        updated = datetime.fromisoformat(self.status.updated)
+        return max(0.0, (datetime.now(UTC).replace(tzinfo=None) - updated).total_seconds())
+
+
+def watch_health(course: Path) -> WatchHealth:
+    """The watcher's health in the course folder `course`."""
+    folder = course / STATE_FOLDER
+    return WatchHealth(held(folder / "lock"), WatchStatus.read(folder))

@@ -62,6 +62,10 @@ UNFINISHED_RECHECK_SECONDS = 5.0
 NAMES_PER_POLL = 500
 # Refusals named one by one in the log per poll; the rest are counted in one line (all are in the ledger).
 REFUSALS_LOGGED = 20
+# On stop, what the workers hold is finished within this long; what is not (a notebook that sleeps in every
+# cell takes its whole time budget) is left unrecorded, to be graded again when a watcher next starts: a
+# stop that waits minutes on one student is killed by a service manager anyway, and by then nothing is saved.
+STOP_GRACE_SECONDS = 10.0
 
 
 def utcnow() -> datetime:
@@ -103,11 +107,13 @@ class Watcher:
         self.inflight: dict[Future, InFlight] = {}
         self.batch = Batch(writer)
         self.refused_this_poll = 0
+        self.abandoned = False  # stopped with submissions still being graded (`run`)
 
     # the loop -----------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
         """Poll, start what is due, release what is graded, until `stop` is set; what is in the workers'
-        hands then is finished first (nothing is left half done)."""
+        hands then is finished first, for at most STOP_GRACE_SECONDS (nothing is left half done: the rest is
+        not recorded at all, `self.abandoned` says so)."""
         written = 0.0
         while not stop.is_set():
             started = self.start_due()
@@ -115,8 +121,14 @@ class Watcher:
                 self.status().write(self.ledger.path.parent)
                 written = time.monotonic()
             self.finish_graded(0.05 if started else self.policy.poll_seconds)
-        while self.inflight:
-            self.finish_graded(None)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while self.inflight and (left := deadline - time.monotonic()) > 0:
+            self.finish_graded(left)
+        if self.inflight:
+            self.abandoned = True
+            names = ", ".join(sorted(f"{f.entry.student} {f.entry.assignment}" for f in self.inflight.values()))
+            self.log(f"stopping with {len(self.inflight)} submissions still being graded ({names}): not "
+                     "recorded, graded again when a watcher next starts")
         self.status().write(self.ledger.path.parent)
 
     def status(self) -> WatchStatus:
