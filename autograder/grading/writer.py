@@ -35,6 +35,7 @@ from traitlets.utils.importstring import import_item
 from autograder.course.settings import cannot_open, database_error, sqlite_path
 from autograder.grading.model import Outcome, SourceNotebook
 from autograder.grading.sources import read_sources
+from autograder.migrations import MigrationError, upgrade
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 
 
@@ -56,6 +57,12 @@ class GradebookWriter:
         self.lock_seconds = lock_seconds
         self.config = config
         self.db = _Database.open(db_url, course_id, lock_seconds)
+        # Our tables (the audit trail's) at this release's revision, before this connection holds any lock.
+        try:
+            upgrade(db_url)
+        except MigrationError as exc:
+            self.db.close()
+            raise GradebookError(str(exc)) from None
         self._late_plugin: Any = None
         self._assignments: dict[str, _Assignment] = {}
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}  # staged, not yet sent: (table, kind)
