@@ -13,7 +13,9 @@ from dataclasses import dataclass, fields
 
 from sqlalchemy import Column, MetaData, String, Table, select
 
-from autograder.migrations import upgrade
+from autograder.migrations import MigrationError, upgrade
+
+from .errors import LmsError
 
 _metadata = MetaData()
 IDENTITY_TABLE = Table(
@@ -58,9 +60,16 @@ PERSON_FIELDS = tuple(f.name for f in fields(Person))
 IDENTITY_FIELDS = ("student_id",) + PERSON_FIELDS[1:]
 
 
+def _our_tables(gradebook) -> None:
+    try:
+        upgrade(gradebook.engine)
+    except MigrationError as exc:
+        raise LmsError(str(exc)) from None
+
+
 def load_people(gradebook) -> list[Person]:
     """Every student in the gradebook, ordered by last name, first name, id."""
-    upgrade(gradebook.engine)
+    _our_tables(gradebook)
     extra = {
         row.student_id: row
         for row in gradebook.db.execute(select(IDENTITY_TABLE)).all()
@@ -87,7 +96,7 @@ def save_people(gradebook, people: list[Person]) -> tuple[int, int]:
     """
     from nbgrader.api import Student
 
-    upgrade(gradebook.engine)
+    _our_tables(gradebook)
     session = gradebook.db
     created = updated = 0
     try:
