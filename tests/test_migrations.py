@@ -3,6 +3,7 @@ gradebook written by the release before migrations upgrades in place with its ro
 table, nbgrader's own version table and `nbgrader db upgrade` are left alone, and downgrading to base takes
 away our tables and nothing else."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,19 +54,41 @@ SCORES = [(RUN[0], "ada", None, 7.5), (RUN[0], "bob", 3.0, 4.0)]
 IDENTITY_ROW = ("ada", "SIS-1", "ada.l", "Section 2", "lti-ada")
 
 
-@pytest.fixture(params=DATABASES)
-def gradebook(request, tmp_path) -> str:
-    """A new nbgrader gradebook (nbgrader's tables and its `alembic_version`, none of ours); its URL."""
+def new_nbgrader_gradebook(url: str) -> None:
     from nbgrader.api import Gradebook
 
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    else:
-        server = request.getfixturevalue("postgres")
-        url = server.url(server.create_database())
     tools_on_path()  # nbgrader stamps a new gradebook with `alembic`
     Gradebook(url, course_id="course").close()
-    return url
+
+
+# nbgrader makes a gradebook in seconds (it runs `alembic`): once per database, then copied for each test.
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "gradebook.db"
+    new_nbgrader_gradebook(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres) -> str:
+    name = postgres.create_database()
+    new_nbgrader_gradebook(postgres.url(name))
+    return name
+
+
+@pytest.fixture
+def sqlite_gradebook(sqlite_template, tmp_path) -> str:
+    """A new nbgrader gradebook in SQLite (nbgrader's tables and its `alembic_version`, none of ours); its URL."""
+    return f"sqlite:///{shutil.copy(sqlite_template, tmp_path / 'gradebook.db')}"
+
+
+@pytest.fixture(params=DATABASES)
+def gradebook(request, tmp_path) -> str:
+    """The same in SQLite, then in a database of the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_gradebook")
+    server = request.getfixturevalue("postgres")
+    return server.url(server.create_database(template=request.getfixturevalue("postgres_template")))
 
 
 def write_previous_release(url: str, tables: tuple[str, ...] = OUR_TABLES) -> None:
@@ -222,14 +245,10 @@ def test_the_gradebook_writer_brings_our_tables_to_the_newest_revision(gradebook
 # SQLite only: what needs no server to show ---------------------------------------------------------------
 
 
-def test_at_the_newest_revision_an_sqlite_gradebook_is_checked_without_sqlalchemy(tmp_path):
+def test_at_the_newest_revision_an_sqlite_gradebook_is_checked_without_sqlalchemy(sqlite_gradebook):
     """Grading opens an SQLite gradebook with the standard library alone (grading/writer.py); the check on
     each command keeps it so."""
-    from nbgrader.api import Gradebook
-
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    tools_on_path()
-    Gradebook(url, course_id="course").close()
+    url = sqlite_gradebook
     upgrade(url)
     done = subprocess.run([sys.executable, "-c", "import sys; from autograder.migrations import upgrade; "
                            f"print(upgrade({url!r}), 'sqlalchemy' in sys.modules, 'alembic' in sys.modules)"],
@@ -237,12 +256,8 @@ def test_at_the_newest_revision_an_sqlite_gradebook_is_checked_without_sqlalchem
     assert done.stdout.split("\n")[0] == f"('{NEWEST}', '{NEWEST}') False False", done.stderr
 
 
-def test_a_gradebook_upgraded_by_a_newer_release_is_one_line(tmp_path):
-    from nbgrader.api import Gradebook
-
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    tools_on_path()
-    Gradebook(url, course_id="course").close()
+def test_a_gradebook_upgraded_by_a_newer_release_is_one_line(sqlite_gradebook, tmp_path):
+    url = sqlite_gradebook
     upgrade(url)
     connection = connect(url)
     with connection:
