@@ -57,12 +57,6 @@ class GradebookWriter:
         self.lock_seconds = lock_seconds
         self.config = config
         self.db = _Database.open(db_url, course_id, lock_seconds)
-        # Our tables (the audit trail's) at this release's revision, before this connection holds any lock.
-        try:
-            upgrade(db_url)
-        except MigrationError as exc:
-            self.db.close()
-            raise GradebookError(str(exc)) from None
         self._late_plugin: Any = None
         self._assignments: dict[str, _Assignment] = {}
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}  # staged, not yet sent: (table, kind)
@@ -328,10 +322,15 @@ class _Database:
 
     @classmethod
     def open(cls, db_url: str, course_id: str, lock_seconds: float) -> "_Database":
+        """The gradebook, with our tables (the audit trail's) brought to this release's revision first, before
+        the writer's connection holds any lock."""
         path = sqlite_path(db_url)
         if path is not None and os.path.isfile(path):
             try:
+                upgrade(db_url)
                 return cls(sqlite3.connect(path, timeout=lock_seconds), True, (sqlite3.DatabaseError,))
+            except MigrationError as exc:
+                raise GradebookError(str(exc)) from None
             except sqlite3.Error as exc:
                 raise GradebookError(f"cannot open the gradebook {db_url}: {_short(exc)}") from None
         return cls._open_with_nbgrader(db_url, course_id, lock_seconds)
@@ -343,6 +342,7 @@ class _Database:
         try:
             gb = Gradebook(db_url, course_id)  # creates the tables of a new gradebook, and the course's row
             gb.db.remove()  # its session's connection (and, in SQLite, its read lock) goes back to the pool
+            upgrade(gb.engine)  # on that pooled connection: a server's new connection costs tens of milliseconds
             connection = gb.engine.raw_connection()
             dialect = gb.engine.dialect
             if dialect.name == "sqlite":
@@ -352,6 +352,8 @@ class _Database:
                 # gives up after this long, as SQLite's busy timeout does. Committed: a rolled-back SET is undone.
                 connection.cursor().execute(f"SET lock_timeout = {max(int(lock_seconds * 1000), 1)}")
                 connection.commit()
+        except MigrationError as exc:
+            raise GradebookError(str(exc)) from None
         except Exception as exc:  # SQLAlchemy's errors, the driver's own (raw connection), a driver not installed
             raise GradebookError(cannot_open(db_url, exc)) from None
         return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), gb.engine.dispose)

@@ -13,8 +13,10 @@ brings every such subset to the same revision without guessing which one it is.
 `upgrade` runs whenever a command opens the gradebook to write our tables, so at the newest revision it
 costs a fraction of a millisecond in SQLite: the revision is read with the standard library and compared
 with the newest file's number in versions/ (a revision's id is the number its file's name begins with),
-and SQLAlchemy and alembic load only when there is something to do. A server database found at the newest
-revision is not asked again by the same process.
+and SQLAlchemy and alembic load only when there is something to do. On a server the check is a new
+connection's price (tens of milliseconds) unless the caller hands over an engine that has one in its pool
+(the writer hands nbgrader's); a server database found at the newest revision is not asked again by the
+same process.
 """
 
 from __future__ import annotations
