@@ -32,6 +32,7 @@ COMMANDS = (
     "autograder.commands.new",
     "autograder.commands.check",
     "autograder.commands.release",
+    "autograder.commands.db",
 )
 
 

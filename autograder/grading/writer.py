@@ -35,6 +35,7 @@ from traitlets.utils.importstring import import_item
 from autograder.course.settings import cannot_open, database_error, sqlite_path
 from autograder.grading.model import Outcome, SourceNotebook
 from autograder.grading.sources import read_sources
+from autograder.migrations import MigrationError, upgrade
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 
 
@@ -321,10 +322,15 @@ class _Database:
 
     @classmethod
     def open(cls, db_url: str, course_id: str, lock_seconds: float) -> "_Database":
+        """The gradebook, with our tables (the audit trail's) brought to this release's revision first, before
+        the writer's connection holds any lock."""
         path = sqlite_path(db_url)
         if path is not None and os.path.isfile(path):
             try:
+                upgrade(db_url)
                 return cls(sqlite3.connect(path, timeout=lock_seconds), True, (sqlite3.DatabaseError,))
+            except MigrationError as exc:
+                raise GradebookError(str(exc)) from None
             except sqlite3.Error as exc:
                 raise GradebookError(f"cannot open the gradebook {db_url}: {_short(exc)}") from None
         return cls._open_with_nbgrader(db_url, course_id, lock_seconds)
@@ -336,6 +342,7 @@ class _Database:
         try:
             gb = Gradebook(db_url, course_id)  # creates the tables of a new gradebook, and the course's row
             gb.db.remove()  # its session's connection (and, in SQLite, its read lock) goes back to the pool
+            upgrade(gb.engine)  # on that pooled connection: a server's new connection costs tens of milliseconds
             connection = gb.engine.raw_connection()
             dialect = gb.engine.dialect
             if dialect.name == "sqlite":
@@ -345,6 +352,8 @@ class _Database:
                 # gives up after this long, as SQLite's busy timeout does. Committed: a rolled-back SET is undone.
                 connection.cursor().execute(f"SET lock_timeout = {max(int(lock_seconds * 1000), 1)}")
                 connection.commit()
+        except MigrationError as exc:
+            raise GradebookError(str(exc)) from None
         except Exception as exc:  # SQLAlchemy's errors, the driver's own (raw connection), a driver not installed
             raise GradebookError(cannot_open(db_url, exc)) from None
         return cls(connection, dialect.name == "sqlite", (dialect.dbapi.DatabaseError,), gb.engine.dispose)

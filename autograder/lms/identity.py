@@ -3,7 +3,8 @@
 nbgrader's `student` table holds the name, email and `lms_user_id`. The other identities an LMS import
 matches on (SIS user id, login, section, LTI user id) have no column there, so they live in one extra
 table, `autograder_lms_identity`, in the same database: the gradebook stays the single record, and
-nbgrader, which never reads that table, is unaffected by it.
+nbgrader, which never reads that table, is unaffected by it. The table is made and upgraded by our
+migrations (`autograder.migrations`); `IDENTITY_TABLE` only says how to read and write it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from sqlalchemy import Column, MetaData, String, Table, select
+
+from autograder.migrations import MigrationError, upgrade
+
+from .errors import LmsError
 
 _metadata = MetaData()
 IDENTITY_TABLE = Table(
@@ -55,13 +60,16 @@ PERSON_FIELDS = tuple(f.name for f in fields(Person))
 IDENTITY_FIELDS = ("student_id",) + PERSON_FIELDS[1:]
 
 
-def ensure_table(gradebook) -> None:
-    _metadata.create_all(bind=gradebook.engine, checkfirst=True)
+def _our_tables(gradebook) -> None:
+    try:
+        upgrade(gradebook.engine)
+    except MigrationError as exc:
+        raise LmsError(str(exc)) from None
 
 
 def load_people(gradebook) -> list[Person]:
     """Every student in the gradebook, ordered by last name, first name, id."""
-    ensure_table(gradebook)
+    _our_tables(gradebook)
     extra = {
         row.student_id: row
         for row in gradebook.db.execute(select(IDENTITY_TABLE)).all()
@@ -88,7 +96,7 @@ def save_people(gradebook, people: list[Person]) -> tuple[int, int]:
     """
     from nbgrader.api import Student
 
-    ensure_table(gradebook)
+    _our_tables(gradebook)
     session = gradebook.db
     created = updated = 0
     try:

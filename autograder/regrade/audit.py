@@ -1,12 +1,13 @@
 """The audit trail: every grading run (`grade`, `watch`, `regrade`) and, per student it graded, the score
 before and after, kept in the course's gradebook beside nbgrader's tables.
 
-Two tables of our own, created when first written (`CREATE TABLE IF NOT EXISTS`, in SQLite or on a server):
-`autograder_grading_run` (when, by which OS user, kind, grader version, options) and
-`autograder_grading_score` (run, student, score before and after). Neither has a foreign key into
-nbgrader's tables, so nbgrader's own commands (removing a student, `nbgrader db upgrade`) never trip on
-them. The gradebook writer hands each batch's rows to `AuditTrail.write` inside the batch's transaction:
-a run's trail holds exactly the students whose grades were committed.
+Two tables of our own, made and upgraded by our migrations (`autograder.migrations`) when the gradebook
+writer opens the gradebook, in SQLite or on a server: `autograder_grading_run` (when, by which OS user,
+kind, grader version, options) and `autograder_grading_score` (run, student, score before and after).
+Neither has a foreign key into nbgrader's tables, so nbgrader's own commands (removing a student,
+`nbgrader db upgrade`) never trip on them. The gradebook writer hands each batch's rows to
+`AuditTrail.write` inside the batch's transaction: a run's trail holds exactly the students whose grades
+were committed.
 
 A grader version is a content hash of what decides a score: the assignment's grader package and every
 module of this package those graders import, and the instructor's files (the source notebook,
@@ -28,23 +29,6 @@ RUN_TABLE = "autograder_grading_run"
 SCORE_TABLE = "autograder_grading_score"
 KINDS = ("grade", "watch", "regrade")
 SHORT = 12  # hex digits of a grader version shown to people
-
-_CREATE = (
-    f"""CREATE TABLE IF NOT EXISTS {RUN_TABLE} (
-        id VARCHAR(32) PRIMARY KEY,
-        assignment VARCHAR(128) NOT NULL,
-        kind VARCHAR(16) NOT NULL,
-        started_at VARCHAR(32) NOT NULL,
-        os_user VARCHAR(128) NOT NULL,
-        grader_version VARCHAR(64) NOT NULL,
-        options VARCHAR(1024) NOT NULL)""",
-    f"""CREATE TABLE IF NOT EXISTS {SCORE_TABLE} (
-        run_id VARCHAR(32) NOT NULL REFERENCES {RUN_TABLE} (id),
-        student_id VARCHAR(128) NOT NULL,
-        score_before FLOAT,
-        score_after FLOAT)""",
-    f"CREATE INDEX IF NOT EXISTS {SCORE_TABLE}_run ON {SCORE_TABLE} (run_id)",
-)
 
 # A submission's total as nbgrader's `SubmittedAssignment.score` gives it: per grade, the manual score if
 # any, else the auto score, plus extra credit (before any late penalty).
@@ -180,7 +164,6 @@ class AuditTrail:
         self._runs: dict[str, str] = {}  # assignment -> id of its run row, once written
         self._uncommitted: list[str] = []  # assignments whose run row the open transaction holds
         self._staged: list[tuple[str, str, str, float | None]] = []  # (assignment, student, submission, before)
-        self._tables = False  # created (or seen) in this database
 
     def new_run(self) -> None:
         self._runs.clear()
@@ -200,11 +183,6 @@ class AuditTrail:
         staged, self._staged = self._staged, []
         if not staged:
             return
-        if not self._tables:
-            cursor = db.connection.cursor()
-            for statement in _CREATE:
-                cursor.execute(statement)
-            self._tables = True
         after = _totals(db, [submission for _, _, submission, _ in staged])
         for assignment in dict.fromkeys(a for a, _, _, _ in staged):
             if assignment not in self._runs:
@@ -221,12 +199,11 @@ class AuditTrail:
                    "after": after.get(submission, 0.0)} for assignment, student, submission, before in staged])
 
     def discard(self) -> None:
-        """The open transaction was rolled back: its students, and any run row or table it made, are gone."""
+        """The open transaction was rolled back: its students, and any run row it wrote, are gone."""
         self._staged.clear()
         for assignment in self._uncommitted:
             self._runs.pop(assignment, None)
         self._uncommitted.clear()
-        self._tables = False
 
 
 def _totals(db: Any, submissions: list[str]) -> dict[str, float]:
