@@ -101,9 +101,9 @@ class CourseSettings:
     # What grading reads, as nbgrader's autograde reads it ---------------------------------------------
     @cached_property
     def limits(self) -> Limits:
-        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`."""
+        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`, `Limits`' own where none is set."""
         timeout = self.section("Execute").get("timeout")
-        return Limits(cell_seconds=float(timeout) if timeout else 30.0)
+        return Limits(cell_seconds=float(timeout)) if timeout else Limits()
 
     @cached_property
     def add_missing(self) -> bool:
