@@ -14,7 +14,7 @@ from typing import Any
 from autograder.graders.exercise import run_exercise
 from autograder.grading.alone import judge_alone
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
-from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
+from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
 from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
 from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
@@ -229,13 +229,12 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if reply["error"]:  # the student's run of the check failed: that error is the one shown
         error = reply["error"]
         return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
-    stderr = stderr_of(cell_out)
+    stderr = stderr_problem(cell_out)
     if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
         score = visible_test_score(reply["result"], cell.points)
         if reply["result"] is not None:
             cell_out.append(_result(reply["result"], count))
-        return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
-                          f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
+        return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score, stderr)
     if verdict is not None and not verdict.passed:
         # Failed here, passed in the sandbox: the score is 0, as when it fails there; in the visible-first
         # order the kernel would have stopped at the check, so the graders do not run.
@@ -250,8 +249,8 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
         score, problem = 0.0, str(sandbox.dead)
         cell_out.append(_error("SandboxStopped", problem))
-    elif stderr:  # nbgrader's rule: any stderr output in a grade cell scores it 0
-        score, problem = 0.0, f"the cell wrote to stderr: {stderr[:300]}"
+    elif stderr:
+        score, problem = 0.0, stderr
     if not sandbox.dead:
         cell_out.append(_result(repr(score), count))
     return CellResult(cell.grade_id, cell.points, score, problem, exercise)
