@@ -119,7 +119,8 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from autograder.grading.writer import GradebookError, GradebookWriter
+    from autograder.grading.gradebook_db import GradebookError
+    from autograder.grading.writer import GradebookWriter
     from autograder.sandbox.client import SandboxError
 
     try:

@@ -24,6 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autograder.grading.gradebook_db import GRADES_TOTAL
+
 RUN_TABLE = "autograder_grading_run"
 SCORE_TABLE = "autograder_grading_score"
 KINDS = ("grade", "watch", "regrade")
@@ -45,14 +47,6 @@ _CREATE = (
         score_after FLOAT)""",
     f"CREATE INDEX IF NOT EXISTS {SCORE_TABLE}_run ON {SCORE_TABLE} (run_id)",
 )
-
-# A submission's total as nbgrader's `SubmittedAssignment.score` gives it: per grade, the manual score if
-# any, else the auto score, plus extra credit (before any late penalty).
-_TOTAL = """COALESCE(SUM(CASE
-    WHEN g.manual_score IS NOT NULL THEN g.manual_score + COALESCE(g.extra_credit, 0.0)
-    WHEN g.auto_score IS NOT NULL THEN g.auto_score + COALESCE(g.extra_credit, 0.0)
-    ELSE 0.0 END), 0.0)"""
-
 
 def os_user() -> str:
     """Who runs this: the login name, or the numeric uid where the system has no name for it."""
@@ -234,7 +228,7 @@ def _totals(db: Any, submissions: list[str]) -> dict[str, float]:
         return {}
     names = {f"s{i}": submission for i, submission in enumerate(submissions)}
     listed = ", ".join(":" + name for name in names)
-    rows = db.rows(f"SELECT sn.assignment_id, {_TOTAL} FROM submitted_notebook sn "
+    rows = db.rows(f"SELECT sn.assignment_id, {GRADES_TOTAL} FROM submitted_notebook sn "
                    f"JOIN grade g ON g.notebook_id = sn.id WHERE sn.assignment_id IN ({listed}) "
                    "GROUP BY sn.assignment_id", names)
     return {submission: float(total) for submission, total in rows}
