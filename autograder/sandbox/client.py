@@ -24,7 +24,7 @@ from autograder import raised
 from autograder.activations import ACTIVATIONS
 from autograder.sandbox import isolation, wire
 from autograder.sandbox.launch import AUTO, AUTO_OR_BARE, Launched, launch, reap, requested_level
-from autograder.sandbox.limits import Limits
+from autograder.sandbox.limits import OUTPUT_DROPPED, Limits
 from autograder.student import StudentError, not_defined
 
 MAX_CONTROL_MESSAGE = 100_000  # one SOCK_SEQPACKET message to the zygote (its buffer is about 200 kB)
@@ -272,7 +272,6 @@ class Zygote:
         self.close()
 
 
-OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
 NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 CALL_FAILED = {
     "unsendable": "{name} returned a value that cannot be sent back to the grader",

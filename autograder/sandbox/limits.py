@@ -4,6 +4,10 @@ import resource
 from dataclasses import asdict, dataclass
 from typing import Any
 
+# What ends printed text cut at `Limits.output_chars`: said by the sandboxed process where it cuts, and by the
+# trusted side where it counts again (it trusts no count of the process's own).
+OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -25,6 +25,7 @@ import numpy as np
 from autograder.activations import ACTIVATIONS
 from autograder.raised import report
 from autograder.sandbox import syntax, wire
+from autograder.sandbox.limits import OUTPUT_DROPPED
 from autograder.sandbox.standins import Replaced
 
 MAX_TRACEBACK_LINES = 60
@@ -230,7 +231,7 @@ class Runtime:
             self.limits.add("output")
             return
         if len(text) > self.budget:
-            text = text[:self.budget] + "\n[output limit reached: the rest of the printed text was dropped]\n"
+            text = text[:self.budget] + OUTPUT_DROPPED
             self.limits.add("output")
         self.budget -= len(text)
         if self.chunks and self.chunks[-1][0] == name:
