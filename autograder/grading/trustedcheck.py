@@ -136,12 +136,12 @@ class TrustedChecks:
 class _StudentFunction:
     """Stands for the student's function where the check expects one (it may read its `__name__`)."""
 
-    def __init__(self, name: str, call: Any) -> None:
+    def __init__(self, name: str, call_in_sandbox: Any) -> None:
         self.__name__ = self.__qualname__ = name
-        self._call = call
+        self._call_in_sandbox = call_in_sandbox
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(*args, **kwargs)
+        return self._call_in_sandbox(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<function {self.__name__}>"

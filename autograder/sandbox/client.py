@@ -454,28 +454,24 @@ class Sandbox:
 
     def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None,
                  ipython: bool = False) -> dict[str, Any]:
-        request = cell_request(source, display, group, ipython)
-        if self.replace:
-            request.header["replace"] = self.replace
-        header, _ = self.request(request, timeout=timeout)
+        header, _ = self.request(self._replacing(cell_request(source, display, group, ipython)), timeout=timeout)
         return _checked_cell_reply(header, self)
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
-             functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
-        request = self.call_request(name, args, kwargs, group, functions)
+    def call_function(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
+                      functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
+        """Call the student's function `name` in the process: (its value, the arguments it changed)."""
+        request = self._replacing(call_request(name, args, kwargs, group, functions=functions))
         if timeout <= 0:
             raise StudentError(NOT_CALLED.format(name=name))
-        return self._call(name, request, timeout)
+        return self._send_call(name, request, timeout)
 
-    def call_request(self, name: str, args: tuple, kwargs: dict, group: str | None,
-                     functions: Mapping[int, str]) -> Request:
-        """The request for this call, with the functions being replaced (`replace`) named in it."""
-        request = call_request(name, args, kwargs, group, functions=functions)
+    def _replacing(self, request: Request) -> Request:
+        """`request`, with the functions being replaced while it runs (`replace`) named in it."""
         if self.replace:
             request.header["replace"] = self.replace
         return request
 
-    def _call(self, name: str, request: Request, timeout: float) -> tuple[Any, list, list]:
+    def _send_call(self, name: str, request: Request, timeout: float) -> tuple[Any, list, list]:
         try:
             header, replies = self.request(request, timeout=timeout)
         except SandboxDied as died:
@@ -663,10 +659,10 @@ class RemoteStudent:
         if name.startswith("__"):
             raise AttributeError(name)
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call_in_sandbox(*args: Any, **kwargs: Any) -> Any:
             remaining = self._deadline - time.monotonic()
-            value, changed_args, changed_kwargs = self._sandbox.call(name, args, kwargs, remaining, self._group,
-                                                                     self._functions)
+            value, changed_args, changed_kwargs = self._sandbox.call_function(name, args, kwargs, remaining,
+                                                                              self._group, self._functions)
             for index, new in changed_args if isinstance(changed_args, list) else []:
                 if isinstance(index, int) and 0 <= index < len(args):
                     copy_back(args[index], new)
@@ -675,4 +671,4 @@ class RemoteStudent:
                     copy_back(kwargs[key], new)
             return value
 
-        return call
+        return call_in_sandbox
