@@ -27,8 +27,10 @@ def not_defined(name: str) -> str:
             "run your notebook from the top to see why)")
 
 
-class NamespaceStudent:
-    """Functions defined in a namespace of this process (a kernel's `globals()`)."""
+class InProcessStudent:
+    """Functions defined in a namespace of this process (a kernel's `globals()`), called here: what the
+    notebook's kernel and an instructor's pytest grade. `autograder grade` hands the graders a
+    `sandbox.client.SandboxedStudent` instead, whose functions run in the submission's sandboxed process."""
 
     def __init__(self, namespace: Mapping[str, Any]) -> None:
         self._namespace = namespace

@@ -18,7 +18,7 @@ from autograder.grading import instructor, prepare
 from autograder.grading.submission import _check_plan, grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
-from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote
+from autograder.sandbox.client import BoundaryError, SandboxedStudent, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import planned_call
 from tests.conftest import CATALOGUED
@@ -176,7 +176,7 @@ def test_an_instructor_function_crosses_by_name_and_resolves_in_the_sandbox_copy
     try:
         sandbox.send_modules({"selfcheck": source})
         sandbox.run_cell("import selfcheck\ndef f(z, g):\n    return [g(z), g is selfcheck.identity]", 10)
-        student = RemoteStudent(sandbox, time.monotonic() + 10, None, checks.functions)
+        student = SandboxedStudent(sandbox, time.monotonic() + 10, None, checks.functions)
         value, same = student.f(np.arange(3.0), g=identity)
         assert np.array_equal(value, np.arange(3.0)) and same is True
         with pytest.raises(BoundaryError):

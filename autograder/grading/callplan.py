@@ -19,14 +19,14 @@ from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.client import Request, cell_request, modules_request
 from autograder.sandbox.planned import PlannedCall, planned_call
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 
 
 class _Recorder:
     """A `student` whose functions are the reference answers, noting each call (`note` says how)."""
 
     def __init__(self, namespace: dict[str, Any], note: Callable[[str, tuple, dict], Any] | None = None) -> None:
-        self._student = NamespaceStudent(namespace)
+        self._student = InProcessStudent(namespace)
         self._note = note or (lambda name, args, kwargs: (name, args, kwargs))
         self.calls: list[Any] = []
 

@@ -3,7 +3,7 @@
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
 a zygote can start: in a worker process of `autograder grade` (`grading.pool`), or in the formgrader's.
 The student's code runs in a sandboxed process; the hidden graders run here and reach it only through
-`RemoteStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
+`SandboxedStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
 Nothing here touches the gradebook or the course folder: `grading.recording` applies the result.
 """
 
@@ -17,7 +17,7 @@ from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outc
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
 from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
-from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
+from autograder.sandbox.client import Sandbox, SandboxDied, SandboxedStudent, SandboxError, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
@@ -194,7 +194,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
     if cell.kind == "test" and cell.exercise and cell.graders_first:
         # The cell calls the hidden graders before its visible check: same order here, so the
         # feedback is printed above the check's output or error, as in the kernel.
-        early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
+        early = run_exercise(cell.assignment, cell.exercise, SandboxedStudent(sandbox, cell_deadline, cell.grade_id))
         first_out = [verdict_output(early.feedback() + "\n")]
     try:
         reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=cell.display,
@@ -242,7 +242,7 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
         ename, evalue = verdict.error or ("Error", "")
         return CellResult(cell.grade_id, cell.points, 0.0, f"{ename}: {evalue}"[:2000], exercise)
     if exercise is None:
-        exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
+        exercise = run_exercise(cell.assignment, cell.exercise, SandboxedStudent(sandbox, cell_deadline, cell.grade_id))
         cell_out.append(verdict_output(exercise.feedback() + "\n"))
     score = graders_score(exercise.score, exercise.max_score, cell.points)
     problem = None
@@ -261,7 +261,7 @@ def _trusted_check(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: flo
     plan = _check_plan(job, cell)
     if plan is None:
         return None
-    student = RemoteStudent(sandbox, cell_deadline, cell.grade_id, checks.functions)
+    student = SandboxedStudent(sandbox, cell_deadline, cell.grade_id, checks.functions)
     return checks.run(parse(cell.source), student)
 
 

@@ -5,7 +5,7 @@ in nbgrader, where the submission can patch whatever it relies on (`np.allclose`
 `AssertionError`, the runtime's own `exec`). When that part is nothing but calls of the instructor's module
 functions on names of the notebook (and constants), the grader worker makes the same calls itself, on its own
 copy of the module, each name standing for the student's function of that name, which runs in the sandbox as
-the hidden graders' calls do (`RemoteStudent`). The engine scores the cell 0 when either run fails.
+the hidden graders' calls do (`SandboxedStudent`). The engine scores the cell 0 when either run fails.
 
 The text is the instructor's: a grade cell's source is restored from the gradebook whenever a student edits
 it (`sanitise.sanitise`), and a test cell's job is made only for a grade cell the gradebook knows.

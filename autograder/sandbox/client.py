@@ -1,8 +1,8 @@
 """The trusted side of the sandbox: start a zygote, open one sandboxed process per submission, run its
 cells and call its functions with deadlines, and stop it for good.
 
-Nothing here imports a grader; the graders only ever see a `RemoteStudent`, which behaves like
-`autograder.student.NamespaceStudent` except that the functions run in the sandbox.
+Nothing here imports a grader; the graders only ever see a `SandboxedStudent`, which behaves like
+`autograder.student.InProcessStudent` except that the functions run in the sandbox.
 """
 
 import base64
@@ -642,8 +642,9 @@ def copy_back(target: Any, new: Any) -> None:
                 target[key] = item
 
 
-class RemoteStudent:
-    """The `student` the graders see: `student.f(*args)` runs f in the sandbox. Each grade cell has a
+class SandboxedStudent:
+    """The `student` the graders see under `autograder grade`: `student.f(*args)` runs f in the sandboxed
+    process (`student.InProcessStudent` runs it in this one, for the kernel and pytest). Each grade cell has a
     time budget; once it is spent, further calls fail at once instead of each waiting its own timeout.
     `group` names the cell, so that calls sent ahead for it can be told from other cells' calls."""
 

@@ -17,7 +17,7 @@ from autograder.feedback import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with
 from autograder.graders.exercise import GraderCase, run_case
 from autograder.raised import MAX_LINE, Raised, from_report
 from autograder.sandbox.client import Sandbox
-from autograder.student import NamespaceStudent, StudentError
+from autograder.student import InProcessStudent, StudentError
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 SECRET = np.array([[0.7315926535897931, -1.2345678901234567], [2.718281828459045, 0.5772156649015329]])
@@ -34,7 +34,7 @@ def cell_function(source: str, name: str, number: int = 3):
 
 def raised_message(namespace: dict, name: str, *args) -> StudentError:
     with pytest.raises(StudentError) as caught:
-        getattr(NamespaceStudent(namespace), name)(*args)
+        getattr(InProcessStudent(namespace), name)(*args)
     return caught.value
 
 
@@ -124,7 +124,7 @@ def test_an_error_in_the_graders_arithmetic_names_its_type_only():
         float(student.f())
 
     case = GraderCase("value", check, {}, 1.0)
-    result = run_case(case, NamespaceStudent({"f": lambda: "0.7315926535897931 leaked"}))
+    result = run_case(case, InProcessStudent({"f": lambda: "0.7315926535897931 leaked"}))
     assert result.message == "the answer could not be checked (ValueError)"
 
 
