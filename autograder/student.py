@@ -30,7 +30,7 @@ def not_defined(name: str) -> str:
 class InProcessStudent:
     """Functions defined in a namespace of this process (a kernel's `globals()`), called here: what the
     notebook's kernel and an instructor's pytest grade. `autograder grade` hands the graders a
-    `sandbox.client.SandboxedStudent` instead, whose functions run in the submission's sandboxed process."""
+    `sandbox.sandboxed_student.SandboxedStudent` instead, whose functions run in the submission's sandboxed process."""
 
     def __init__(self, namespace: Mapping[str, Any]) -> None:
         self._namespace = namespace

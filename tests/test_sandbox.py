@@ -8,9 +8,10 @@ from autograder.activations import ACTIVATIONS
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.graders.exercise import run_exercise
 from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
-from autograder.sandbox.client import SandboxedStudent, Zygote
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.syntax import python_source
+from autograder.sandbox.zygote_handle import Zygote
 from autograder.student import InProcessStudent, StudentError
 from tests.conftest import CATALOGUED
 

@@ -18,9 +18,11 @@ from autograder.grading import instructor, prepare
 from autograder.grading.submission import _check_plan, grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
-from autograder.sandbox.client import BoundaryError, SandboxedStudent, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import planned_call
+from autograder.sandbox.sandbox_errors import BoundaryError
+from autograder.sandbox.sandboxed_student import SandboxedStudent
+from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import CATALOGUED
 from tests.grading_course import ASSIGNMENT, grade, make_course, outputs_text, result, scores, submit
 

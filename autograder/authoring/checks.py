@@ -26,8 +26,9 @@ def check_sandbox(settings: CourseSettings) -> Finding:
     """Whether this machine can grade the course: the sandbox started as grading starts it, and the level
     reached (a refusal where the host refuses namespaces and the course does not accept the bare level)."""
     from autograder.grading.startup import hidden_paths
-    from autograder.sandbox.client import SandboxError, Zygote
     from autograder.sandbox.isolation import BARE_WARNING
+    from autograder.sandbox.sandbox_errors import SandboxError
+    from autograder.sandbox.zygote_handle import Zygote
 
     try:
         with Zygote(settings.sandbox_level, hidden_paths(settings.root, settings.graders)) as zygote:

@@ -88,7 +88,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.grading.scheduler import grade_class, start_class
     from autograder.regrade import audit, diff, snapshot
     from autograder.regrade.policy import NoDecrease, PolicyWriter
-    from autograder.sandbox.client import SandboxError
+    from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.terminal import visible
 
     assignment = args.assignment

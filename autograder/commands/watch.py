@@ -43,8 +43,8 @@ def run(args) -> int:
     from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
     from autograder.grading.writer import GradebookWriter
-    from autograder.sandbox.client import SandboxError
     from autograder.sandbox.isolation import BARE_WARNING
+    from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked

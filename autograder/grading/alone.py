@@ -17,7 +17,8 @@ from autograder.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
 from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
-from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
+from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
+from autograder.sandbox.submission_process import Sandbox
 from autograder.verdict import verdict_output
 
 

@@ -17,8 +17,8 @@ from autograder.graders.exercise import exercises, reference_function, run_exerc
 from autograder.graders.exercise import reference as graders_reference
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
-from autograder.sandbox.client import Request, cell_request, modules_request
 from autograder.sandbox.planned import PlannedCall, planned_call
+from autograder.sandbox.request_builders import Request, cell_request, modules_request
 from autograder.student import InProcessStudent
 
 

@@ -17,9 +17,12 @@ from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outc
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
 from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
 from autograder.sandbox import syntax
-from autograder.sandbox.client import Sandbox, SandboxDied, SandboxedStudent, SandboxError, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
+from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
+from autograder.sandbox.sandboxed_student import SandboxedStudent
+from autograder.sandbox.submission_process import Sandbox
+from autograder.sandbox.zygote_handle import Zygote
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 LIMIT_NOTES = {

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from autograder.sandbox.client import FUNCTION_NAMES, BoundaryError
+from autograder.sandbox.request_builders import FUNCTION_NAMES
+from autograder.sandbox.sandbox_errors import BoundaryError
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Requests sent ahead: a `Sandbox` that is sent a whole notebook's requests at once, so the submission
 works through them without waiting for the grader, and whose replies the graders then claim in order.
 
-The plain `autograder.sandbox.client.Sandbox` sends each request when it is asked for; `PlannedSandbox`
+The plain `autograder.sandbox.submission_process.Sandbox` sends each request when it is asked for; `PlannedSandbox`
 has the same interface. Which of the two grades a notebook is chosen in one place
 (`autograder.grading.submission`); the calls sent ahead are recorded by `autograder.grading.callplan`.
 """
@@ -17,16 +17,11 @@ from typing import Any
 import numpy as np
 
 from autograder.sandbox import wire
-from autograder.sandbox.client import (
-    FUNCTION_NAMES,
-    NOT_CALLED,
-    Child,
-    Request,
-    Sandbox,
-    SandboxDied,
-    Zygote,
-    call_request,
-)
+from autograder.sandbox.replies import NOT_CALLED
+from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request
+from autograder.sandbox.sandbox_errors import SandboxDied
+from autograder.sandbox.submission_process import Child, Sandbox
+from autograder.sandbox.zygote_handle import Zygote
 from autograder.student import StudentError
 
 

@@ -16,7 +16,7 @@ from autograder.dependencies import alone_note
 from autograder.feedback import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
 from autograder.graders.exercise import GraderCase, run_case
 from autograder.raised import MAX_LINE, Raised, from_report
-from autograder.sandbox.client import Sandbox
+from autograder.sandbox.submission_process import Sandbox
 from autograder.student import InProcessStudent, StudentError
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
