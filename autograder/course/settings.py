@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from autograder.course.assignments import discover
 from autograder.sandbox.limits import Limits
 
 CONFIG_FILE = "nbgrader_config.py"
@@ -131,8 +132,6 @@ class CourseSettings:
     @property
     def assignments(self) -> tuple[str, ...]:
         """Every `source/<name>/<name>.ipynb` of the course (`course.assignments`)."""
-        from autograder.course.assignments import discover
-
         return discover(self.path("source", ".", ".").resolve())
 
     def exclude_overwriting(self, assignment: str) -> list[str]:
