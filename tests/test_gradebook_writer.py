@@ -15,8 +15,7 @@ from nbgrader.api import Gradebook
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import wrong_answers
 from autograder.grading.gradebook_db import GradebookDatabase, GradebookError
-from autograder.grading.model import CellResult, SubmissionResult
-from autograder.grading.submission import Outcome
+from autograder.grading.model import CellResult, Outcome, SubmissionResult
 from autograder.grading.writer import GradebookWriter
 from tests.databases import DATABASES, connect, point_course_at, query
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit

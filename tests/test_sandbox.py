@@ -98,7 +98,8 @@ def test_a_job_and_its_outcome_travel_as_json(zygote):
     """The unit of work can move between machines: job and outcome survive a JSON round trip."""
     import json
 
-    from autograder.grading.submission import CellJob, Job, NotebookJob, Outcome, grade_submission
+    from autograder.grading.model import CellJob, Job, NotebookJob, Outcome
+    from autograder.grading.submission import grade_submission
 
     job = Job("s1", "hidden_state_activation", [NotebookJob("nb", [
         CellJob("code", "import numpy as np\ndef sigmoid(z):\n    return 1 / (1 + np.exp(-z))"),

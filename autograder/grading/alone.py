@@ -15,6 +15,7 @@ from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
+from autograder.grading.notebook_run import run_one_cell
 from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
@@ -92,8 +93,6 @@ class _Rescue:
 
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
-        from autograder.grading.submission import run_one_cell  # submission imports this module
-
         sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
         cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
         try:
