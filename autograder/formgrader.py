@@ -35,7 +35,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         from autograder.grading.prepare import notebook_job
         from autograder.grading.startup import hidden_paths
         from autograder.grading.submission import grade_submission
-        from autograder.sandbox.client import Zygote
+        from autograder.sandbox.zygote_handle import Zygote
 
         info = resources["nbgrader"]
         student, assignment, name = info["student"], info["assignment"], info["notebook"]

@@ -8,6 +8,8 @@ import functools
 import importlib
 from collections.abc import Mapping
 
+from autograder.graders import module_name
+
 HINTS: dict[str, str] = {
     "wrong_axis": (
         "joined along the wrong axis: weight blocks go side by side (axis=1, along columns, hstack), "
@@ -89,8 +91,6 @@ HINTS: dict[str, str] = {
 @functools.cache
 def assignment_hints(assignment: str) -> Mapping[str, str]:
     """The shared hints with the assignment's own (its graders' `hints.py`, when there is one) over them."""
-    from autograder.graders.exercise import module_name
-
     name = module_name(assignment, "hints")
     try:
         module = importlib.import_module(name)

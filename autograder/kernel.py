@@ -27,7 +27,7 @@ from typing import Any
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.graders.exercise import run_exercise
 from autograder.sandbox.standins import Replaced
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 from autograder.verdict import show_in_kernel
 
 GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, points) of each cell graded
@@ -36,13 +36,13 @@ GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, po
 def grade(assignment: str, exercise: str, namespace: MutableMapping[str, Any]) -> float:
     _use_course_graders(os.getcwd())
     graded = namespace.setdefault(GRADED, [])
-    result = run_exercise(assignment, exercise, NamespaceStudent(namespace))
+    result = run_exercise(assignment, exercise, InProcessStudent(namespace))
     broken = [name for name in lost(graded) if name != exercise and callable(namespace.get(name))]
     kept, note = result, ""
     if result.score < result.max_score and broken and callable(namespace.get(exercise)):
         answers = Answers(assignment)
         swap = Replaced(namespace, {name: answers.stand_in(name) for name in broken})
-        alone = run_exercise(assignment, exercise, NamespaceStudent(namespace))
+        alone = run_exercise(assignment, exercise, InProcessStudent(namespace))
         if alone.score > result.score:
             # Its score only: the verdict shown is the run with the student's own functions (`alone_note`).
             kept, note = alone, alone_note(exercise, broken, alone.score, alone.max_score) + "\n"

@@ -15,7 +15,7 @@ from autograder.raised import exception_text, in_process
 class StudentError(Exception):
     """The submission's code raised, is missing, or was stopped; the message is for the student, and holds
     nothing the code computed (`autograder.raised`). `text`: what the exception said, kept only for a
-    grader to recognise a known mistake by a library's words (`judge.call`'s `errors`), never shown."""
+    grader to recognise a known mistake by a library's words (`judge.student_answer`'s `errors`), never shown."""
 
     def __init__(self, message: str, text: str = "") -> None:
         super().__init__(message)
@@ -27,8 +27,10 @@ def not_defined(name: str) -> str:
             "run your notebook from the top to see why)")
 
 
-class NamespaceStudent:
-    """Functions defined in a namespace of this process (a kernel's `globals()`)."""
+class InProcessStudent:
+    """Functions defined in a namespace of this process (a kernel's `globals()`), called here: what the
+    notebook's kernel and an instructor's pytest grade. `autograder grade` hands the graders a
+    `sandbox.sandboxed_student.SandboxedStudent` instead, whose functions run in the submission's sandboxed process."""
 
     def __init__(self, namespace: Mapping[str, Any]) -> None:
         self._namespace = namespace
@@ -38,7 +40,7 @@ class NamespaceStudent:
         if not callable(function):
             raise StudentError(not_defined(name))
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call_in_process(*args: Any, **kwargs: Any) -> Any:
             # The student's prints and warnings would otherwise land in the grade cell; stderr zeroes it.
             sink = io.StringIO()
             try:
@@ -48,4 +50,4 @@ class NamespaceStudent:
                 # Its type and the line it came from, not its text: the text is what the code computed.
                 raise StudentError(in_process(exc, function).describe(name), exception_text(exc)) from None
 
-        return call
+        return call_in_process

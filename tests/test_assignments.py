@@ -15,7 +15,7 @@ from autograder.devtools.release import generate_release
 from autograder.devtools.repo import ROOT, new_course
 from autograder.graders.exercise import collect, max_score, run_exercise
 from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 from tests.conftest import ASSIGNMENTS, CATALOGUED
 
 every = pytest.mark.parametrize("assignment", ASSIGNMENTS)  # every assignment discovered in source/
@@ -189,7 +189,7 @@ def test_pytest_graders_agree_with_the_fast_runner(assignment, graded_classes, t
              case.find("failure") is None and case.find("error") is None)
             for case in ElementTree.parse(report).iter("testcase")
         }
-        student_fixture = NamespaceStudent(load_namespace(notebook))
+        student_fixture = InProcessStudent(load_namespace(notebook))
         by_runner = {
             (exercise, case.name, case.earned == case.points)
             for exercise in solution_sources(assignment)

@@ -22,7 +22,7 @@ from autograder.grading import instructor, prepare
 from autograder.grading.callplan import _recorded
 from autograder.grading.submission import grade_submission
 from autograder.grading.writer import GradebookWriter
-from autograder.sandbox.client import Zygote
+from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import ASSIGNMENTS, CATALOGUED
 
 
@@ -91,8 +91,8 @@ def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_
     from autograder.activations import ACTIVATIONS
     from autograder.graders.judge import fresh
     from autograder.grading.callplan import planned_calls
-    from autograder.sandbox.client import call_request
     from autograder.sandbox.planned import planned_call
+    from autograder.sandbox.request_builders import call_request
 
     def crosses_as(request, name, args, kwargs):
         sent = call_request(name, args, kwargs, "g")
@@ -138,9 +138,10 @@ def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_
 def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zygote):
     import time
 
-    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
     from autograder.sandbox.planned import PlanMismatch, PlannedSandbox, planned_call
+    from autograder.sandbox.request_builders import cell_request
+    from autograder.sandbox.sandboxed_student import SandboxedStudent
 
     planned = np.arange(4.0)
     sandbox = zygote.spawn(Limits(), kind=PlannedSandbox)
@@ -148,7 +149,7 @@ def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zy
         sandbox.announce([cell_request("def f(a):\n    return a.sum()", True, None),
                           planned_call("f", (planned,), {}, "g")])
         sandbox.run_cell("def f(a):\n    return a.sum()", 10)
-        student = RemoteStudent(sandbox, time.monotonic() + 10, "g")
+        student = SandboxedStudent(sandbox, time.monotonic() + 10, "g")
         changed = planned.copy()
         changed[3] = 5.0
         with pytest.raises(PlanMismatch):
@@ -161,9 +162,10 @@ def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zy
 def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes(zygote):
     import time
 
-    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
     from autograder.sandbox.planned import PlannedSandbox, planned_call
+    from autograder.sandbox.request_builders import cell_request
+    from autograder.sandbox.sandboxed_student import SandboxedStudent
 
     a, layers = np.arange(4.0), [np.zeros((1, 2))]
     request = planned_call("f", (a, layers), {"scale": 2}, "g")
@@ -175,7 +177,7 @@ def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes
         assert request.key in sandbox.preloaded and len(request.brief) < 100
         sandbox.announce([cell_request(source, True, None), request, request])
         sandbox.run_cell(source, 10)
-        student = RemoteStudent(sandbox, time.monotonic() + 10, "g")
+        student = SandboxedStudent(sandbox, time.monotonic() + 10, "g")
         for _ in range(2):  # the second call's arguments are as planned, whatever the first did to its own
             mine, my_layers = a.copy(), [layers[0].copy()]
             assert student.f(mine, my_layers, scale=2) == 20.0
@@ -187,9 +189,10 @@ def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes
 def test_a_process_without_a_planned_call_sent_by_its_key_makes_the_notebook_regrade(zygote):
     import time
 
-    from autograder.sandbox.client import RemoteStudent, cell_request
     from autograder.sandbox.limits import Limits
     from autograder.sandbox.planned import PlanMismatch, PlannedSandbox, planned_call
+    from autograder.sandbox.request_builders import cell_request
+    from autograder.sandbox.sandboxed_student import SandboxedStudent
 
     request = planned_call("f", (np.arange(3.0),), {}, "g")  # never sent to the zygote
     sandbox = zygote.spawn(Limits(), kind=PlannedSandbox)
@@ -198,6 +201,6 @@ def test_a_process_without_a_planned_call_sent_by_its_key_makes_the_notebook_reg
         sandbox.announce([cell_request("def f(a):\n    return 1", True, None), request])
         sandbox.run_cell("def f(a):\n    return 1", 10)
         with pytest.raises(PlanMismatch):
-            RemoteStudent(sandbox, time.monotonic() + 10, "g").f(np.arange(3.0))
+            SandboxedStudent(sandbox, time.monotonic() + 10, "g").f(np.arange(3.0))
     finally:
         sandbox.close()

@@ -14,9 +14,9 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import wrong_answers
-from autograder.grading.model import CellResult, SubmissionResult
-from autograder.grading.submission import Outcome
-from autograder.grading.writer import GradebookError, GradebookWriter, _Database
+from autograder.grading.gradebook_db import GradebookDatabase, GradebookError
+from autograder.grading.model import CellResult, Outcome, SubmissionResult
+from autograder.grading.writer import GradebookWriter
 from tests.databases import DATABASES, connect, point_course_at, query
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit
 
@@ -119,7 +119,7 @@ def record_class(db_url: str, opened_by: str, config) -> None:
     writer = GradebookWriter(db_url, "course", config=config)
     if opened_by == "nbgrader":
         writer.db.close()
-        writer.db = _Database._open_with_nbgrader(db_url, "course", 30.0)
+        writer.db = GradebookDatabase._open_with_nbgrader(db_url, "course", 30.0)
     try:
         late = (DUE + timedelta(days=3)).isoformat()
         writer.add(outcome("ontime", {"test_concat_weights": 6.0, "test_sigmoid": 7.0}), DUE.isoformat(), {})

@@ -150,9 +150,8 @@ def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, sp
     from autograder.course.settings import read_course
     from autograder.grading import prepare
     from autograder.grading.autograded import InstructorFiles, stage_autograded
-    from autograder.grading.model import SubmissionResult
+    from autograder.grading.model import Outcome, SubmissionResult
     from autograder.grading.sources import read_sources_early
-    from autograder.grading.submission import Outcome
 
     course, honest = template
     settings_ = read_course(course, rooted=True)

@@ -24,7 +24,7 @@ from autograder.graders.exercise import run_exercise
 from autograder.grading.model import CellResult, SubmissionResult
 from autograder.notebook import load_namespace
 from autograder.report import write_report
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
@@ -63,7 +63,7 @@ def engine_result(course: Path, student: str, seconds: float) -> SubmissionResul
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
         notebook = gradebook.find_notebook(ASSIGNMENT, ASSIGNMENT)
         for cell in notebook.grade_cells:
-            result = run_exercise(ASSIGNMENT, cell.name.removeprefix("test_"), NamespaceStudent(namespace))
+            result = run_exercise(ASSIGNMENT, cell.name.removeprefix("test_"), InProcessStudent(namespace))
             cells.append(CellResult(cell.name, cell.max_score, result.score, exercise=result))
     return SubmissionResult(student, ASSIGNMENT, seconds=seconds, cells=cells)
 

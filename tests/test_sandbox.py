@@ -8,10 +8,11 @@ from autograder.activations import ACTIVATIONS
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.graders.exercise import run_exercise
 from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
-from autograder.sandbox.client import RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.syntax import python_source
-from autograder.student import NamespaceStudent, StudentError
+from autograder.sandbox.zygote_handle import Zygote
+from autograder.student import InProcessStudent, StudentError
 from tests.conftest import CATALOGUED
 
 
@@ -39,7 +40,7 @@ def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):
     sandbox = zygote.spawn(Limits())
     try:
         sandbox.run_cell("def f(a, layers, g):\n    a += 1\n    layers[0]['W'][0, 0] = 7\n    return g(a)", 10)
-        student = RemoteStudent(sandbox, time.monotonic() + 10)
+        student = SandboxedStudent(sandbox, time.monotonic() + 10)
         a, layers = np.zeros((2, 2)), [{"W": np.zeros((1, 1))}]
         got = student.f(a, layers, ACTIVATIONS["tanh"])
         assert np.allclose(got, np.tanh(1.0)) and np.all(a == 1) and layers[0]["W"][0, 0] == 7
@@ -64,13 +65,13 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
 
     for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
         path = write_submission(assignment, tmp_path / f"s{index}", [answer])
-        local = NamespaceStudent(load_namespace(path))
+        local = InProcessStudent(load_namespace(path))
         sandbox = zygote.spawn(Limits())
         try:
             sandbox.send_modules({"selfcheck": (ROOT / "source" / assignment / "selfcheck.py").read_text()})
             for source in sandbox_namespace_cells(path):
                 sandbox.run_cell(source, 30)
-            remote = RemoteStudent(sandbox, time.monotonic() + 60)
+            remote = SandboxedStudent(sandbox, time.monotonic() + 60)
             here = run_exercise(assignment, answer.exercise, local)
             there = run_exercise(assignment, answer.exercise, remote)
         finally:
@@ -97,7 +98,8 @@ def test_a_job_and_its_outcome_travel_as_json(zygote):
     """The unit of work can move between machines: job and outcome survive a JSON round trip."""
     import json
 
-    from autograder.grading.submission import CellJob, Job, NotebookJob, Outcome, grade_submission
+    from autograder.grading.model import CellJob, Job, NotebookJob, Outcome
+    from autograder.grading.submission import grade_submission
 
     job = Job("s1", "hidden_state_activation", [NotebookJob("nb", [
         CellJob("code", "import numpy as np\ndef sigmoid(z):\n    return 1 / (1 + np.exp(-z))"),

@@ -13,8 +13,9 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.repo import available_assignments, new_course
+from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.sources import read_sources_early
-from autograder.grading.writer import GradebookError, GradebookWriter
+from autograder.grading.writer import GradebookWriter
 
 ASSIGNMENTS = available_assignments()
 

@@ -15,12 +15,15 @@ from autograder.course.settings import read_course
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
 from autograder.devtools.repo import ROOT, new_course
 from autograder.grading import instructor, prepare
-from autograder.grading.submission import _check_plan, grade_submission
+from autograder.grading.notebook_run import check_plan
+from autograder.grading.submission import grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
-from autograder.sandbox.client import BoundaryError, RemoteStudent, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import planned_call
+from autograder.sandbox.sandbox_errors import BoundaryError
+from autograder.sandbox.sandboxed_student import SandboxedStudent
+from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import CATALOGUED
 from tests.grading_course import ASSIGNMENT, grade, make_course, outputs_text, result, scores, submit
 
@@ -157,7 +160,7 @@ def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planne
     writer.close()
     job = prepare.prepare(settings, sources, modules, assignment, "solution", preload).job
     cells = [c for nb in job.notebooks for c in nb.cells if c.kind == "test"]
-    assert cells and all(_check_plan(job, cell) for cell in cells)  # a lambda in a check would drop it
+    assert cells and all(check_plan(job, cell) for cell in cells)  # a lambda in a check would drop it
     outcome = grade_submission(job, zygote)
     assert outcome.regraded == 0 and outcome.result.score == outcome.result.max_score
 
@@ -176,7 +179,7 @@ def test_an_instructor_function_crosses_by_name_and_resolves_in_the_sandbox_copy
     try:
         sandbox.send_modules({"selfcheck": source})
         sandbox.run_cell("import selfcheck\ndef f(z, g):\n    return [g(z), g is selfcheck.identity]", 10)
-        student = RemoteStudent(sandbox, time.monotonic() + 10, None, checks.functions)
+        student = SandboxedStudent(sandbox, time.monotonic() + 10, None, checks.functions)
         value, same = student.f(np.arange(3.0), g=identity)
         assert np.array_equal(value, np.arange(3.0)) and same is True
         with pytest.raises(BoundaryError):

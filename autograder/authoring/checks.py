@@ -26,8 +26,9 @@ def check_sandbox(settings: CourseSettings) -> Finding:
     """Whether this machine can grade the course: the sandbox started as grading starts it, and the level
     reached (a refusal where the host refuses namespaces and the course does not accept the bare level)."""
     from autograder.grading.startup import hidden_paths
-    from autograder.sandbox.client import SandboxError, Zygote
     from autograder.sandbox.isolation import BARE_WARNING
+    from autograder.sandbox.sandbox_errors import SandboxError
+    from autograder.sandbox.zygote_handle import Zygote
 
     try:
         with Zygote(settings.sandbox_level, hidden_paths(settings.root, settings.graders)) as zygote:
@@ -120,7 +121,7 @@ def _solution(path: Path, notebook: Any, assignment: str) -> list[Finding]:
     cell's visible self-check passes."""
     from autograder.graders.exercise import run_exercise
     from autograder.notebook import grade_id, is_solution, is_test_cell, load_namespace, visible_part
-    from autograder.student import NamespaceStudent
+    from autograder.student import InProcessStudent
 
     # Each assignment's own selfcheck.py: not the module of that name an earlier assignment left loaded.
     for module in path.parent.glob("*.py"):
@@ -128,7 +129,7 @@ def _solution(path: Path, notebook: Any, assignment: str) -> list[Finding]:
     namespace = load_namespace(path)
     findings = []
     for exercise in [grade_id(c) for c in notebook.cells if is_solution(c) and c.get("cell_type") == "code"]:
-        result = run_exercise(assignment, exercise, NamespaceStudent(namespace))
+        result = run_exercise(assignment, exercise, InProcessStudent(namespace))
         if result.score != result.max_score:
             failed = next(case for case in result.cases if case.earned < case.points)
             findings.append(Finding("FAIL", f"{path.name}: the solution of {exercise} scores {result.score:g}/"

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from autograder.grading.scheduler import GradingStopped
+from autograder.grading.scheduler import UNFINISHED_PER_SLOT, GradingStopped
 from autograder.sandbox.launch import AUTO
 
 CONNECT_SECONDS = 10.0
@@ -24,9 +24,11 @@ CONNECT_SECONDS = 10.0
 # jobs travel in chunks of up to this many, one task each (a chunk goes out smaller when fewer chunks than
 # workers are out, so that no worker waits for one to fill).
 CHUNK = 16
-# `grade_class` keeps two jobs per slot unfinished; each worker process counts as this many slots, so that
-# two chunks per worker are out: one running, the next waiting on it while the first's results travel.
-SLOTS_PER_WORKER = CHUNK
+# Chunks out per worker: one running, the next waiting on it while the first's results travel.
+CHUNKS_PER_WORKER = 2
+# `grade_class` keeps UNFINISHED_PER_SLOT jobs per slot unfinished: each worker process counts as so many slots
+# that its unfinished jobs fill CHUNKS_PER_WORKER chunks.
+SLOTS_PER_WORKER = CHUNKS_PER_WORKER * CHUNK // UNFINISHED_PER_SLOT
 
 
 class ClusterError(Exception):

@@ -119,8 +119,9 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from autograder.grading.writer import GradebookError, GradebookWriter
-    from autograder.sandbox.client import SandboxError
+    from autograder.grading.gradebook_db import GradebookError
+    from autograder.grading.writer import GradebookWriter
+    from autograder.sandbox.sandbox_errors import SandboxError
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)

@@ -83,12 +83,12 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from autograder.grading.assignment import AssignmentError
+    from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.prepare import AssemblyError
     from autograder.grading.scheduler import grade_class, start_class
-    from autograder.grading.writer import GradebookError
     from autograder.regrade import audit, diff, snapshot
     from autograder.regrade.policy import NoDecrease, PolicyWriter
-    from autograder.sandbox.client import SandboxError
+    from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.terminal import visible
 
     assignment = args.assignment

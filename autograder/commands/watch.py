@@ -36,12 +36,13 @@ def run(args) -> int:
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
+    from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.pool import sandbox_ready, start_pool, stop_pool
     from autograder.grading.scheduler import GradingStopped
     from autograder.grading.startup import hidden_paths
-    from autograder.grading.writer import GradebookError, GradebookWriter
-    from autograder.sandbox.client import SandboxError
+    from autograder.grading.writer import GradebookWriter
     from autograder.sandbox.isolation import BARE_WARNING
+    from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked

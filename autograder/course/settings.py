@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from autograder.course.assignments import discover
 from autograder.sandbox.limits import Limits
 
 CONFIG_FILE = "nbgrader_config.py"
@@ -101,9 +102,9 @@ class CourseSettings:
     # What grading reads, as nbgrader's autograde reads it ---------------------------------------------
     @cached_property
     def limits(self) -> Limits:
-        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`."""
+        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`, `Limits`' own where none is set."""
         timeout = self.section("Execute").get("timeout")
-        return Limits(cell_seconds=float(timeout) if timeout else 30.0)
+        return Limits(cell_seconds=float(timeout)) if timeout else Limits()
 
     @cached_property
     def add_missing(self) -> bool:
@@ -131,8 +132,6 @@ class CourseSettings:
     @property
     def assignments(self) -> tuple[str, ...]:
         """Every `source/<name>/<name>.ipynb` of the course (`course.assignments`)."""
-        from autograder.course.assignments import discover
-
         return discover(self.path("source", ".", ".").resolve())
 
     def exclude_overwriting(self, assignment: str) -> list[str]:

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.grading.sources import read_sources_early
     from autograder.grading.startup import hidden_paths
     from autograder.grading.submission import grade_submission
-    from autograder.sandbox.client import Zygote
+    from autograder.sandbox.zygote_handle import Zygote
 
     with tempfile.TemporaryDirectory(prefix="autograder-bench-costs-") as scratch:
         print(f"building {args.n} submissions of {args.assignment} ...", flush=True)

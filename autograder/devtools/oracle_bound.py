@@ -24,10 +24,10 @@ class _Recorder:
         self.assignment, self.calls = assignment, []
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def recorded_call(*args: Any, **kwargs: Any) -> Any:
             self.calls.append((name, args, kwargs))
             return reference_function(self.assignment, name)(*args, **kwargs)
-        return call
+        return recorded_call
 
 
 def graded_calls(assignment: str, exercise: str) -> list[tuple[str, tuple, dict]]:

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.course.assignments import copy_course
+from autograder.course.course_copy import copy_course
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 
 

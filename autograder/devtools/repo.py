@@ -3,7 +3,8 @@ from them (demo, bench, tests)."""
 
 from pathlib import Path
 
-from autograder.course.assignments import copy_course, discover
+from autograder.course.assignments import discover
+from autograder.course.course_copy import copy_course
 
 ROOT = Path(__file__).resolve().parents[2]
 

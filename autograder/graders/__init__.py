@@ -22,3 +22,8 @@ def use_folder(folder: Path | None) -> None:
         import importlib
 
         importlib.invalidate_caches()
+
+
+def module_name(assignment: str, module: str = "") -> str:
+    """The import name of an assignment's graders package, or of one of its modules."""
+    return f"{__name__}.{assignment}" + (f".{module}" if module else "")

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks import CheckFailed
+from autograder.graders import module_name
 from autograder.hints import hint_text
 from autograder.raised import SHOWN_TYPES
 from autograder.student import StudentError
@@ -116,11 +117,6 @@ def problem(case: CaseResult) -> tuple[str | None, str]:
 
 def fmt(points: float) -> str:
     return f"{points:g}"
-
-
-def module_name(assignment: str, module: str = "") -> str:
-    """The import name of an assignment's graders package, or of one of its modules."""
-    return f"autograder.graders.{assignment}" + (f".{module}" if module else "")
 
 
 def grader_module_name(assignment: str, exercise: str) -> str:

@@ -96,7 +96,7 @@ def fresh(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def call(student: Any, function: str, args: Mapping[str, Any], errors: Mapping[str, str] | None = None,
+def student_answer(student: Any, function: str, args: Mapping[str, Any], errors: Mapping[str, str] | None = None,
          **options: Any) -> Any:
     """The student's answer on copies of `args`; an exception whose text holds a fragment of `errors` (a
     library's words for a known mistake) names that hint. The text itself is never shown."""
@@ -113,7 +113,7 @@ def judge(student: Any, function: str, args: Mapping[str, Any], reference: Calla
           mistakes: MistakeTable | None = None, errors: Mapping[str, str] | None = None,
           **options: Any) -> None:
     """Positional `args` (copied, so the reference sees the originals), keyword `options` as given."""
-    got = call(student, function, args, errors, **options)
+    got = student_answer(student, function, args, errors, **options)
     expected = computed(reference, args, options)
     check_array(got, expected, what=lambda: call_label(function, **args, **options),
                 mistakes=_thunks(mistakes or {}, args, options), dims=lambda: sizes(*args.values()))
@@ -122,7 +122,7 @@ def judge(student: Any, function: str, args: Mapping[str, Any], reference: Calla
 def judge_number(student: Any, function: str, args: Mapping[str, Any], reference: Callable[..., Any],
                  mistakes: MistakeTable | None = None, integer: bool = False,
                  errors: Mapping[str, str] | None = None, **options: Any) -> None:
-    got = call(student, function, args, errors, **options)
+    got = student_answer(student, function, args, errors, **options)
     expected = computed(reference, args, options)
     check_number(got, expected, what=lambda: call_label(function, **args, **options),
                  mistakes=_thunks(mistakes or {}, args, options), integer=integer,

@@ -33,13 +33,13 @@ def pytest_configure(config: pytest.Config) -> None:
 def student(request: pytest.FixtureRequest) -> Any:
     """The notebook's functions, as the graders call them."""
     from autograder.notebook import NotebookError, load_namespace
-    from autograder.student import NamespaceStudent
+    from autograder.student import InProcessStudent
 
     notebook = request.config.getoption("--notebook")
     if not notebook:
         pytest.exit("give the notebook to grade: --notebook PATH", returncode=4)
     try:
-        return NamespaceStudent(load_namespace(Path(notebook)))
+        return InProcessStudent(load_namespace(Path(notebook)))
     except NotebookError as exc:
         pytest.exit(str(exc), returncode=4)
 

@@ -15,9 +15,11 @@ from typing import Any
 
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
+from autograder.grading.notebook_run import run_one_cell
 from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
-from autograder.sandbox.client import Sandbox, SandboxDied, SandboxError
+from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
+from autograder.sandbox.submission_process import Sandbox
 from autograder.verdict import verdict_output
 
 
@@ -91,8 +93,6 @@ class _Rescue:
 
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
-        from autograder.grading.submission import run_one_cell  # submission imports this module
-
         sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
         cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
         try:

@@ -17,16 +17,16 @@ from autograder.graders.exercise import exercises, reference_function, run_exerc
 from autograder.graders.exercise import reference as graders_reference
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
-from autograder.sandbox.client import Request, cell_request, modules_request
 from autograder.sandbox.planned import PlannedCall, planned_call
-from autograder.student import NamespaceStudent
+from autograder.sandbox.request_builders import Request, cell_request, modules_request
+from autograder.student import InProcessStudent
 
 
 class _Recorder:
     """A `student` whose functions are the reference answers, noting each call (`note` says how)."""
 
     def __init__(self, namespace: dict[str, Any], note: Callable[[str, tuple, dict], Any] | None = None) -> None:
-        self._student = NamespaceStudent(namespace)
+        self._student = InProcessStudent(namespace)
         self._note = note or (lambda name, args, kwargs: (name, args, kwargs))
         self.calls: list[Any] = []
 
@@ -34,12 +34,12 @@ class _Recorder:
         if name.startswith("__"):
             raise AttributeError(name)
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def recorded_call(*args: Any, **kwargs: Any) -> Any:
             # The graders hand each call fresh copies, and the reference leaves them as they are.
             self.calls.append(self._note(name, args, kwargs))
             return getattr(self._student, name)(*args, **kwargs)
 
-        return call
+        return recorded_call
 
 
 @functools.cache

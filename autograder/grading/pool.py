@@ -11,9 +11,9 @@ from pathlib import Path
 
 from autograder.grading.model import Job, Outcome
 from autograder.grading.submission import grade_submission
-from autograder.sandbox.client import Zygote
 from autograder.sandbox.isolation import PR_SET_PDEATHSIG, prctl
 from autograder.sandbox.launch import AUTO, Launched
+from autograder.sandbox.zygote_handle import Zygote
 
 
 class Worker:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the gradebook writer loads once the workers have started (s
 # SQLAlchemy load, while the workers compete for the cores). The bound keeps memory flat when
 # recording is the slower side (regrading with --force reads each student's old rows).
 IN_HAND_PER_WORKER = 32
+# Jobs kept running per worker slot: one grading, the next ready the moment it ends.
+UNFINISHED_PER_SLOT = 2
 
 
 class GradingStopped(Exception):
@@ -117,7 +119,7 @@ class ClassRun:
     pending: dict[Future, tuple[Prepared, int]] = field(default_factory=dict)
     unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
 
-    def fill(self, per_worker: int = 2) -> None:
+    def fill(self, per_worker: int = UNFINISHED_PER_SLOT) -> None:
         """Keep `per_worker` jobs per worker running (finished ones waiting to be recorded do not count, up
         to `IN_HAND_PER_WORKER` in all)."""
         unfinished = sum(not future.done() for future in self.pending)

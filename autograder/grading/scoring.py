@@ -15,9 +15,10 @@ def kept_streams(chunks: list[tuple[str, str]], ignore: str | None) -> list[dict
     return out
 
 
-def stderr_of(outputs: list[dict[str, Any]]) -> str:
-    """What the cell wrote to stderr: any of it scores a grade cell 0."""
-    return "".join(o["text"] for o in outputs if o.get("name") == "stderr")
+def stderr_problem(outputs: list[dict[str, Any]]) -> str | None:
+    """nbgrader's rule: any stderr output in a grade cell scores it 0. Why this cell does, None if it does not."""
+    stderr = "".join(o["text"] for o in outputs if o.get("name") == "stderr")
+    return f"the cell wrote to stderr: {stderr[:300]}" if stderr else None
 
 
 def visible_test_score(result: str | None, points: float) -> float:

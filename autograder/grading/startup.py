@@ -74,12 +74,12 @@ def archive_util_on_demand() -> None:
     module = types.ModuleType("setuptools.archive_util")
 
     def on_demand(name: str):
-        def call(*args, **kwargs):
+        def load_and_call(*args, **kwargs):
             if sys.modules.get("setuptools.archive_util") is module:
                 del sys.modules["setuptools.archive_util"]
             real = importlib.import_module("setuptools.archive_util")
             return getattr(real, name)(*args, **kwargs)
-        return call
+        return load_and_call
 
     for name in ("unpack_archive", "unpack_tarfile", "unpack_zipfile"):
         setattr(module, name, on_demand(name))

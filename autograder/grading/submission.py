@@ -3,24 +3,22 @@
 The job holds everything needed (cell sources, the instructor's modules, limits), so it can run anywhere
 a zygote can start: in a worker process of `autograder grade` (`grading.pool`), or in the formgrader's.
 The student's code runs in a sandboxed process; the hidden graders run here and reach it only through
-`RemoteStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
+`SandboxedStudent`, and so does a grade cell's visible self-check, run here a second time (`trustedcheck`).
 Nothing here touches the gradebook or the course folder: `grading.recording` applies the result.
 """
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.graders.exercise import run_exercise
 from autograder.grading.alone import judge_alone
-from autograder.grading.model import CellJob, CellResult, Job, NotebookJob, Outcome, SubmissionResult
-from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
-from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
+from autograder.grading.model import CellResult, Job, NotebookJob, Outcome, SubmissionResult
+from autograder.grading.notebook_run import run_notebook
 from autograder.sandbox import syntax
-from autograder.sandbox.client import RemoteStudent, Sandbox, SandboxDied, SandboxError, Zygote
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
-from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
+from autograder.sandbox.sandbox_errors import SandboxError
+from autograder.sandbox.submission_process import Sandbox
+from autograder.sandbox.zygote_handle import Zygote
 
 LIMIT_NOTES = {
     "output": "output limit: it printed more than {limits.output_chars} characters; the rest was dropped",
@@ -52,7 +50,7 @@ def grade_submission(job: Job, zygote: Zygote, plan: bool = True) -> Outcome:
             sandbox.output_left = output_left
             sandbox.cells = numbered_cells(notebook)
             try:
-                run = _run_notebook(job, notebook, sandbox, deadline)
+                run = run_notebook(job, notebook, sandbox, deadline)
                 sandbox.finish()
             except PlanMismatch:
                 sandbox.close()
@@ -129,158 +127,3 @@ def _warm(job: Job, notebook: NotebookJob) -> dict[str, Any]:
     transformed = any(c.ipython and syntax.needs_transform(c.source) for c in notebook.cells)
     imports = job.preload + [syntax.MODULE] * transformed
     return {"cells": cells, "modules": job.modules, "imports": imports}
-
-
-@dataclass
-class _NotebookRun:
-    checks: TrustedChecks  # the instructor's modules, loaded for this run's trusted self-checks
-    outputs: list[list[dict[str, Any]]] = field(default_factory=list)
-    cells: list[CellResult] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def _check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
-    """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
-    (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.grading.callplan import planned_check_calls  # see `_open`
-
-    if cell.kind != "test" or cell.exercise is None:
-        return None
-    return planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id)
-
-
-def _run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float) -> _NotebookRun:
-    run = _NotebookRun(TrustedChecks(job.modules))
-    count = 0
-    stopped = False  # the note saying where the run stopped is made once, at the first cell not run
-    try:
-        sandbox.send_modules(job.modules)
-    except SandboxDied as died:
-        run.notes.append(str(died))
-    for cell in notebook.cells:
-        if cell.kind == "skip":
-            run.outputs.append([])
-            continue
-        count += 1
-        if sandbox.dead or time.monotonic() >= deadline:
-            reason = (str(sandbox.dead) if sandbox.dead
-                      else f"the submission's {job.limits.total_seconds:g} s were used up")
-            if not sandbox.dead:
-                sandbox.limits_hit.add("time")
-            if not stopped:
-                run.notes.append(f"cells from {cell.grade_id or f'number {count}'} on were not run: {reason}")
-                stopped = True
-            if cell.kind == "test":
-                run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, f"not run: {reason}"))
-            run.outputs.append([_error("NotRun", reason)] if cell.kind == "test" else [])
-            continue
-        cell_deadline = min(time.monotonic() + job.limits.cell_seconds, deadline)
-        with sandbox.cell(cell.grade_id, cell_deadline):
-            _run_cell(job, cell, sandbox, cell_deadline, count, run)
-    return run
-
-
-def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
-                 ) -> tuple[CellResult | None, list[dict[str, Any]]]:
-    """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    run = _NotebookRun(TrustedChecks(job.modules))
-    _run_cell(job, cell, sandbox, cell_deadline, count, run)
-    return (run.cells[0] if run.cells else None), run.outputs[0]
-
-
-def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int, run: _NotebookRun
-              ) -> None:
-    early, first_out = None, []
-    if cell.kind == "test" and cell.exercise and cell.graders_first:
-        # The cell calls the hidden graders before its visible check: same order here, so the
-        # feedback is printed above the check's output or error, as in the kernel.
-        early = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
-        first_out = [verdict_output(early.feedback() + "\n")]
-    try:
-        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=cell.display,
-                                 group=cell.grade_id, ipython=cell.ipython)
-    except SandboxDied as died:
-        run.notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")
-        if cell.kind == "test":
-            run.cells.append(CellResult(cell.grade_id, cell.points, 0.0, str(died), early))
-        run.outputs.append(first_out + [_error("SandboxStopped", str(died))])
-        return
-    cell_out = first_out + kept_streams(reply["outputs"], job.ignore_pattern)
-    if reply["error"]:
-        cell_out.append({"output_type": "error", **reply["error"]})
-        if reply["error"]["ename"] == "TimeoutError":
-            run.notes.append(f"{cell.grade_id or f'cell {count}'}: ran longer than {job.limits.cell_seconds:g} s "
-                             "and was interrupted")
-    run.outputs.append(cell_out)
-    if cell.kind == "code":
-        if reply["result"] is not None and not reply["error"]:
-            cell_out.append(_result(reply["result"], count))
-        return
-    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
-                                      run.checks, early))
-
-
-def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, checks: TrustedChecks,
-                     exercise: Any = None) -> CellResult:
-    # Run on the trusted side whatever the sandbox's run said: its calls were sent ahead, and calls passed
-    # over in a cell that hit a limit (a check that hung) would make the notebook regrade.
-    verdict = _trusted_check(job, cell, sandbox, cell_deadline, checks)
-    if reply["error"]:  # the student's run of the check failed: that error is the one shown
-        error = reply["error"]
-        return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
-    stderr = stderr_of(cell_out)
-    if cell.exercise is None:  # a visible-only test: full marks, or the value it ends with (nbgrader's rule)
-        score = visible_test_score(reply["result"], cell.points)
-        if reply["result"] is not None:
-            cell_out.append(_result(reply["result"], count))
-        return CellResult(cell.grade_id, cell.points, 0.0 if stderr else score,
-                          f"the cell wrote to stderr: {stderr[:300]}" if stderr else None)
-    if verdict is not None and not verdict.passed:
-        # Failed here, passed in the sandbox: the score is 0, as when it fails there; in the visible-first
-        # order the kernel would have stopped at the check, so the graders do not run.
-        cell_out += _trusted_failure(verdict, cell_out)
-        ename, evalue = verdict.error or ("Error", "")
-        return CellResult(cell.grade_id, cell.points, 0.0, f"{ename}: {evalue}"[:2000], exercise)
-    if exercise is None:
-        exercise = run_exercise(cell.assignment, cell.exercise, RemoteStudent(sandbox, cell_deadline, cell.grade_id))
-        cell_out.append(verdict_output(exercise.feedback() + "\n"))
-    score = graders_score(exercise.score, exercise.max_score, cell.points)
-    problem = None
-    if sandbox.dead:  # the kernel died in the cell: nbgrader records an error, so no points
-        score, problem = 0.0, str(sandbox.dead)
-        cell_out.append(_error("SandboxStopped", problem))
-    elif stderr:  # nbgrader's rule: any stderr output in a grade cell scores it 0
-        score, problem = 0.0, f"the cell wrote to stderr: {stderr[:300]}"
-    if not sandbox.dead:
-        cell_out.append(_result(repr(score), count))
-    return CellResult(cell.grade_id, cell.points, score, problem, exercise)
-
-
-def _trusted_check(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float,
-                   checks: TrustedChecks) -> Verdict | None:
-    plan = _check_plan(job, cell)
-    if plan is None:
-        return None
-    student = RemoteStudent(sandbox, cell_deadline, cell.grade_id, checks.functions)
-    return checks.run(parse(cell.source), student)
-
-
-def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the trusted run printed that the student's run of the check did not, and its error, said to
-    come from the grader's run (the student's run of the same check passed)."""
-    shown = "".join(o.get("text", "") for o in cell_out if o.get("output_type") == "stream")
-    printed = verdict.printed if verdict.printed.strip() and verdict.printed not in shown else ""
-    ename, evalue = verdict.error or ("Error", "")
-    return ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + [
-        {"output_type": "error", "ename": ename, "evalue": evalue,
-         "traceback": [TRUSTED_RUN_NOTE, f"{ename}: {evalue}"]}]
-
-
-def _result(text: str, count: int) -> dict[str, Any]:
-    return {"output_type": "execute_result", "execution_count": count, "data": {"text/plain": text},
-            "metadata": {}}
-
-
-def _error(name: str, message: str) -> dict[str, Any]:
-    return {"output_type": "error", "ename": name, "evalue": message, "traceback": [f"{name}: {message}"]}

@@ -5,7 +5,7 @@ in nbgrader, where the submission can patch whatever it relies on (`np.allclose`
 `AssertionError`, the runtime's own `exec`). When that part is nothing but calls of the instructor's module
 functions on names of the notebook (and constants), the grader worker makes the same calls itself, on its own
 copy of the module, each name standing for the student's function of that name, which runs in the sandbox as
-the hidden graders' calls do (`RemoteStudent`). The engine scores the cell 0 when either run fails.
+the hidden graders' calls do (`SandboxedStudent`). The engine scores the cell 0 when either run fails.
 
 The text is the instructor's: a grade cell's source is restored from the gradebook whenever a student edits
 it (`sanitise.sanitise`), and a test cell's job is made only for a grade cell the gradebook knows.
@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from autograder.sandbox.client import FUNCTION_NAMES, BoundaryError
+from autograder.sandbox.request_builders import FUNCTION_NAMES
+from autograder.sandbox.sandbox_errors import BoundaryError
 
 
 @dataclass(frozen=True)
@@ -136,12 +137,12 @@ class TrustedChecks:
 class _StudentFunction:
     """Stands for the student's function where the check expects one (it may read its `__name__`)."""
 
-    def __init__(self, name: str, call: Any) -> None:
+    def __init__(self, name: str, call_in_sandbox: Any) -> None:
         self.__name__ = self.__qualname__ = name
-        self._call = call
+        self._call_in_sandbox = call_in_sandbox
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(*args, **kwargs)
+        return self._call_in_sandbox(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<function {self.__name__}>"

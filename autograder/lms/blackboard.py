@@ -36,3 +36,4 @@ class BlackboardExport(LmsExportPlugin):
     """Blackboard Learn Grade Center CSV."""
 
     format_name = "blackboard"
+    make_table = staticmethod(table)

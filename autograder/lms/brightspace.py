@@ -41,3 +41,4 @@ class BrightspaceExport(LmsExportPlugin):
     """Brightspace grades import CSV."""
 
     format_name = "brightspace"
+    make_table = staticmethod(table)

@@ -38,3 +38,4 @@ class CanvasExport(LmsExportPlugin):
     """Canvas gradebook CSV (Grades > Import)."""
 
     format_name = "canvas"
+    make_table = staticmethod(table)

@@ -76,7 +76,7 @@ def _current(assignment, policy: RetryPolicy) -> dict[str, tuple[float | None, l
             found[str(sub.user_id)] = (getattr(sub, "score", None), comments)
         return found
 
-    return policy.call(read, classify)
+    return policy.with_retries(read, classify)
 
 
 def _has(item: PushItem, current: dict[str, tuple[float | None, list[str]]]) -> bool:
@@ -94,7 +94,7 @@ def _wait(progress, policy: RetryPolicy, clock: Callable[[], float]) -> str:
             return "timed out"
         policy.sleep(delay)
         delay = min(delay * 2, 2.0)
-        progress = policy.call(progress.query, classify)
+        progress = policy.with_retries(progress.query, classify)
         state = progress.workflow_state
     return state
 
@@ -110,8 +110,8 @@ def push(settings: Settings, push_plan: PushPlan, token: str, policy: RetryPolic
     report = PushReport()
     with quiet_canvasapi():
         try:
-            course = policy.call(lambda: Canvas(url, token).get_course(course_id), classify)
-            assignment = policy.call(lambda: course.get_assignment(assignment_id), classify)
+            course = policy.with_retries(lambda: Canvas(url, token).get_course(course_id), classify)
+            assignment = policy.with_retries(lambda: course.get_assignment(assignment_id), classify)
             current = _current(assignment, policy)
         except Exception as exc:  # nothing was sent: every student is listed as not sent
             report.stopped = f"could not read the assignment from Canvas ({describe(exc)})"
@@ -123,7 +123,7 @@ def push(settings: Settings, push_plan: PushPlan, token: str, policy: RetryPolic
         for number, batch in enumerate(batches):
             grade_data = {i.lms_user: {"posted_grade": i.posted, "text_comment": i.comment} for i in batch}
             try:
-                progress = policy.call(lambda gd=grade_data: assignment.submissions_bulk_update(grade_data=gd),
+                progress = policy.with_retries(lambda gd=grade_data: assignment.submissions_bulk_update(grade_data=gd),
                                        classify)
                 state = _wait(progress, policy, clock)
                 problem = "" if state == "completed" else f"Canvas bulk update job {state}"

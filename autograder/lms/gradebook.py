@@ -85,6 +85,12 @@ class Gradesheet:
     def grade(self, assignment: str, student_id: str) -> StudentGrade:
         return self.grades[(assignment, student_id)]
 
+    def only(self, students: set[str] | None) -> Gradesheet:
+        """The same sheet with only `students` (every one when None)."""
+        if students is None:
+            return self
+        return Gradesheet(self.assignments, tuple(p for p in self.people if p.id in students), self.grades)
+
 
 def fmt(value: float) -> str:
     """Points as an LMS shows them: `6`, `4.5`, `3.33` (two decimals at most, no trailing zeros)."""

@@ -180,19 +180,19 @@ def find_or_create(ags: AssignmentsGradesService, connector: CachingServiceConne
     tag = wanted.get_tag()
 
     def tagged() -> list[dict[str, t.Any]]:
-        return sorted((i for i in policy.call(lambda: list(ags.get_lineitems()), classify)
+        return sorted((i for i in policy.with_retries(lambda: list(ags.get_lineitems()), classify)
                        if isinstance(i, dict) and i.get("tag") == tag), key=_id_order)
 
     items = tagged()
     if not items:
-        policy.call(lambda: ags.create_lineitem(wanted), classify)
+        policy.with_retries(lambda: ags.create_lineitem(wanted), classify)
         items = tagged()
         if not items:
             raise LmsError(f"the platform created no line item tagged {tag!r}")
     keep, duplicates = items[0], items[1:]
     for item in duplicates:
-        if not policy.call(lambda i=item: list(ags.get_grades(LineItem(i))), classify):
-            policy.call(lambda i=item: _delete(connector, i["id"]), classify)
+        if not policy.with_retries(lambda i=item: list(ags.get_grades(LineItem(i))), classify):
+            policy.with_retries(lambda i=item: _delete(connector, i["id"]), classify)
     return LineItem(keep)
 
 
@@ -213,7 +213,7 @@ def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: Retr
     })
     try:
         if "lineitem" in target:
-            lineitem = policy.call(lambda: ags.get_lineitem(target["lineitem"]), classify)
+            lineitem = policy.with_retries(lambda: ags.get_lineitem(target["lineitem"]), classify)
         else:
             wanted = (LineItem().set_tag(target.get("tag", push_plan.assignment))
                       .set_label(target.get("label", push_plan.assignment))
@@ -221,7 +221,7 @@ def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: Retr
                       .set_score_maximum(push_plan.items[0].max_score if push_plan.items else 1))
             with _course_lock(settings.course):
                 lineitem = find_or_create(ags, connector, wanted, policy)
-        results = policy.call(lambda: list(ags.get_grades(lineitem)), classify)
+        results = policy.with_retries(lambda: list(ags.get_grades(lineitem)), classify)
     except (LtiException, requests.RequestException, LmsError, OSError) as exc:
         report.stopped = f"could not reach the line item ({describe(exc)})"
         report.not_attempted = [i.student_id for i in push_plan.items]
@@ -233,7 +233,7 @@ def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: Retr
             report.unchanged.append(item.student_id)
             continue
         try:
-            policy.call(lambda i=item: ags.put_grade(_grade(i, now), lineitem), classify)
+            policy.with_retries(lambda i=item: ags.put_grade(_grade(i, now), lineitem), classify)
         except (LtiException, requests.RequestException) as exc:
             transient, _ = classify(exc)
             if transient or not isinstance(exc, LtiServiceException) or exc.response.status_code == 401:

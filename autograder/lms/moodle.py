@@ -44,3 +44,4 @@ class MoodleExport(LmsExportPlugin):
     """Moodle grade import CSV with one feedback column per assignment."""
 
     format_name = "moodle"
+    make_table = staticmethod(table)

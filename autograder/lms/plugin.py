@@ -1,23 +1,29 @@
 """The base of the `nbgrader export --exporter=autograder.lms.<module>.<Class>` plugins.
 
-Each format module subclasses `LmsExportPlugin` and names its format; the plugin then runs the same
-code as `autograder export`, inside nbgrader's own export command.
+Each format module subclasses `LmsExportPlugin`, names its format and gives the function that builds its
+table; `lms.exports.FORMATS` lists them. The plugin builds the same table as `autograder export`, inside
+nbgrader's own export command.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from nbgrader.plugins import ExportPlugin
 from traitlets import Bool
 
 from .errors import LmsError
+from .gradebook import Gradesheet, read_gradesheet
+from .settings import Settings, load
+from .table import Table, default_file, write_atomic
 
 
 class LmsExportPlugin(ExportPlugin):
     """Export the gradebook in an LMS's import format (`--to FILE`, `--assignment=[...]`)."""
 
-    format_name = ""
+    format_name = ""  # as `autograder export --to` names it
+    make_table: Callable[[Gradesheet, Settings, bool], Table]  # (sheet, lms.toml's settings, skip_missing)
     skip_missing = Bool(False, help="Leave out students without the LMS identity instead of failing.").tag(
         config=True
     )
@@ -25,17 +31,14 @@ class LmsExportPlugin(ExportPlugin):
     def export(self, gradebook) -> None:
         from autograder.terminal import visible
 
-        from .exports import DEFAULT_NAMES, build_table
-        from .settings import load
-        from .table import write_atomic
-
         root = getattr(getattr(self.parent, "coursedir", None), "root", "") or "."
         course = Path(root)
         assignments = [str(a) for a in self.assignment] or sorted(a.name for a in gradebook.assignments)
-        destination = Path(self.to or DEFAULT_NAMES[self.format_name])
+        destination = Path(self.to or default_file(self.format_name))
         try:
             wanted = {str(s) for s in self.student} or None
-            table = build_table(self.format_name, gradebook, load(course), assignments, self.skip_missing, wanted)
+            table = self.make_table(read_gradesheet(gradebook, assignments).only(wanted), load(course),
+                                    self.skip_missing)
             write_atomic(destination, table.to_csv())
         except LmsError as exc:
             # nbgrader would print a traceback for an exception; a user's mistake gets one line.

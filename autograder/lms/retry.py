@@ -23,7 +23,8 @@ class RetryPolicy:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     waits: list[float] = field(default_factory=list, repr=False)  # every wait taken, for the report
 
-    def call(self, action: Callable[[], T], classify: Callable[[BaseException], tuple[bool, float | None]]) -> T:
+    def with_retries(self, action: Callable[[], T],
+                     classify: Callable[[BaseException], tuple[bool, float | None]]) -> T:
         """`action()`, retried while `classify(exc)` says the failure is transient."""
         for attempt in range(1, self.attempts + 1):
             try:

@@ -127,6 +127,11 @@ def score_cell(score: float | None) -> str:
     return "" if score is None else fmt(score)
 
 
+def default_file(fmt: str) -> str:
+    """Where an export in format `fmt` is written unless told, from the course folder."""
+    return f"exports/{fmt}.csv"
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder and a rename."""
     path = path.resolve()

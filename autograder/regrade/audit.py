@@ -25,17 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autograder.grading.gradebook_db import GRADES_TOTAL
+
 RUN_TABLE = "autograder_grading_run"
 SCORE_TABLE = "autograder_grading_score"
 KINDS = ("grade", "watch", "regrade")
 SHORT = 12  # hex digits of a grader version shown to people
-
-# A submission's total as nbgrader's `SubmittedAssignment.score` gives it: per grade, the manual score if
-# any, else the auto score, plus extra credit (before any late penalty).
-_TOTAL = """COALESCE(SUM(CASE
-    WHEN g.manual_score IS NOT NULL THEN g.manual_score + COALESCE(g.extra_credit, 0.0)
-    WHEN g.auto_score IS NOT NULL THEN g.auto_score + COALESCE(g.extra_credit, 0.0)
-    ELSE 0.0 END), 0.0)"""
 
 
 def os_user() -> str:
@@ -211,7 +206,7 @@ def _totals(db: Any, submissions: list[str]) -> dict[str, float]:
         return {}
     names = {f"s{i}": submission for i, submission in enumerate(submissions)}
     listed = ", ".join(":" + name for name in names)
-    rows = db.rows(f"SELECT sn.assignment_id, {_TOTAL} FROM submitted_notebook sn "
+    rows = db.rows(f"SELECT sn.assignment_id, {GRADES_TOTAL} FROM submitted_notebook sn "
                    f"JOIN grade g ON g.notebook_id = sn.id WHERE sn.assignment_id IN ({listed}) "
                    "GROUP BY sn.assignment_id", names)
     return {submission: float(total) for submission, total in rows}

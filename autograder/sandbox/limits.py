@@ -4,10 +4,16 @@ import resource
 from dataclasses import asdict, dataclass
 from typing import Any
 
+# What ends printed text cut at `Limits.output_chars`: said by the sandboxed process where it cuts, and by the
+# trusted side where it counts again (it trusts no count of the process's own).
+OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
+
 
 @dataclass(frozen=True)
 class Limits:
-    cell_seconds: float = 60.0  # wall time for one cell, hidden grading of a test cell included
+    # Wall time for one cell, hidden grading of a test cell included: nbgrader's own `Execute.timeout`, so that a
+    # course that sets none gets what `nbgrader autograde` would give it.
+    cell_seconds: float = 30.0
     total_seconds: float = 300.0  # wall time for the whole submission
     cpu_seconds: int = 120  # CPU time of the submission's process (RLIMIT_CPU)
     memory_mb: int = 1024  # memory of the submission and all it starts (cgroup), and each one's address space

@@ -1,7 +1,7 @@
 """Requests sent ahead: a `Sandbox` that is sent a whole notebook's requests at once, so the submission
 works through them without waiting for the grader, and whose replies the graders then claim in order.
 
-The plain `autograder.sandbox.client.Sandbox` sends each request when it is asked for; `PlannedSandbox`
+The plain `autograder.sandbox.submission_process.Sandbox` sends each request when it is asked for; `PlannedSandbox`
 has the same interface. Which of the two grades a notebook is chosen in one place
 (`autograder.grading.submission`); the calls sent ahead are recorded by `autograder.grading.callplan`.
 """
@@ -17,16 +17,11 @@ from typing import Any
 import numpy as np
 
 from autograder.sandbox import wire
-from autograder.sandbox.client import (
-    FUNCTION_NAMES,
-    NOT_CALLED,
-    Child,
-    Request,
-    Sandbox,
-    SandboxDied,
-    Zygote,
-    call_request,
-)
+from autograder.sandbox.replies import NOT_CALLED
+from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request
+from autograder.sandbox.sandbox_errors import SandboxDied
+from autograder.sandbox.submission_process import Child, Sandbox
+from autograder.sandbox.zygote_handle import Zygote
 from autograder.student import StudentError
 
 
@@ -116,8 +111,8 @@ class PlannedSandbox(Sandbox):
         self._check_held(request, header)
         return header, buffers
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
-             functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
+    def call_function(self, name: str, args: tuple, kwargs: dict, timeout: float, group: str | None = None,
+                      functions: Mapping[int, str] = FUNCTION_NAMES) -> tuple[Any, list, list]:
         # The graders nearly always ask for the next call sent ahead: recognised as such, it needs no
         # encoding. It is the first `_claim` could pick, so claiming it is what `_claim` would do with the
         # encoded request.
@@ -125,12 +120,12 @@ class PlannedSandbox(Sandbox):
         if isinstance(upcoming, PlannedCall) and upcoming.matches(name, args, kwargs, group):
             request: Request = upcoming
         else:
-            request = self.call_request(name, args, kwargs, group, functions)
+            request = self._replacing(call_request(name, args, kwargs, group, functions=functions))
         if timeout <= 0:  # not asked: its copy sent ahead, if any, is read and dropped
             if self.sent and not self.dead:
                 self._claim(request.header, request.buffers, forgo=True)
             raise StudentError(NOT_CALLED.format(name=name))
-        return self._call(name, request, timeout)
+        return self._send_call(name, request, timeout)
 
     @contextmanager
     def cell(self, group: str | None, deadline: float) -> Iterator[None]:

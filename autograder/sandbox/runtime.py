@@ -25,6 +25,7 @@ import numpy as np
 from autograder.activations import ACTIVATIONS
 from autograder.raised import report
 from autograder.sandbox import syntax, wire
+from autograder.sandbox.limits import OUTPUT_DROPPED
 from autograder.sandbox.standins import Replaced
 
 MAX_TRACEBACK_LINES = 60
@@ -230,7 +231,7 @@ class Runtime:
             self.limits.add("output")
             return
         if len(text) > self.budget:
-            text = text[:self.budget] + "\n[output limit reached: the rest of the printed text was dropped]\n"
+            text = text[:self.budget] + OUTPUT_DROPPED
             self.limits.add("output")
         self.budget -= len(text)
         if self.chunks and self.chunks[-1][0] == name:
@@ -296,7 +297,7 @@ class Runtime:
                 self.outgoing += frame
             elif op == "call":
                 with self._stand_ins(header.get("replace")):
-                    timed_out, frame = self.call(header["name"], header["args"], header["kwargs"], buffers)
+                    timed_out, frame = self.run_sent_call(header["name"], header["args"], header["kwargs"], buffers)
                 self._expire_after_timeout(group, timed_out)
                 self.outgoing += frame
             elif op == "exit":
@@ -370,7 +371,9 @@ class Runtime:
             sys.stdout, sys.stderr = saved
         return {"outputs": self.chunks, "result": result, "error": error, "limits": sorted(self.limits)}
 
-    def call(self, name: str, args_tree: Any, kwargs_tree: Any, buffers: list[bytes]) -> tuple[bool, bytes]:
+    def run_sent_call(self, name: str, args_tree: Any, kwargs_tree: Any, buffers: list[bytes]
+                      ) -> tuple[bool, bytes]:
+        """A call as it came over the wire: its arguments decoded, then `run_call`."""
         try:
             args = wire.decode(args_tree, buffers, self.function)
             kwargs = wire.decode(kwargs_tree, buffers, self.function)

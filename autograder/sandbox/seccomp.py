@@ -93,7 +93,3 @@ def prepare() -> Callable[[], None]:
 
     install.keep = (buffer, fprog)  # the buffer must outlive every call
     return install
-
-
-def install() -> None:
-    prepare()()

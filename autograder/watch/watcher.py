@@ -28,13 +28,14 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import RESULT_FILE, Outcome, SubmissionResult
 from autograder.grading.pool import start_pool, work
 from autograder.grading.prepare import AssemblyError, Prepared, prepare, unreadable_outcome
 from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
-from autograder.grading.writer import GradebookError, GradebookWriter
+from autograder.grading.writer import GradebookWriter
 from autograder.terminal import visible
 from autograder.watch.exchange import (
     NBGRADER_TIME,

@@ -5,7 +5,7 @@ import pytest
 
 from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified, diagnose
 from autograder.graders.exercise import collect, run_exercise
-from autograder.student import NamespaceStudent, StudentError
+from autograder.student import InProcessStudent, StudentError
 
 A = np.arange(6.0).reshape(2, 3)
 
@@ -83,9 +83,9 @@ def test_student_errors_are_reported_not_raised_into_the_grader():
         raise NotImplementedError
 
     with pytest.raises(StudentError, match="not implemented yet"):
-        NamespaceStudent({"concat_weights": concat_weights}).concat_weights(A, A)
+        InProcessStudent({"concat_weights": concat_weights}).concat_weights(A, A)
     with pytest.raises(StudentError, match="is not defined"):
-        NamespaceStudent({}).concat_weights(A, A)
+        InProcessStudent({}).concat_weights(A, A)
 
 
 def test_runner_gives_partial_credit_case_by_case():
@@ -95,7 +95,7 @@ def test_runner_gives_partial_credit_case_by_case():
             raise ValueError("no 3-D")
         return 1 / (1 + np.exp(-z))
 
-    result = run_exercise("hidden_state_activation", "sigmoid", NamespaceStudent({"sigmoid": sigmoid}))
+    result = run_exercise("hidden_state_activation", "sigmoid", InProcessStudent({"sigmoid": sigmoid}))
     failed = [case.name for case in result.cases if case.earned == 0]
     assert failed == ["value[3-D (2, 3, 4)]"]
     assert result.score == result.max_score - 1

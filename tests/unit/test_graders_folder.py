@@ -9,7 +9,7 @@ from autograder.course.settings import SettingsError, early_settings, read_cours
 from autograder.graders.exercise import GradersError, exercises, reference_function, run_exercise
 from autograder.grading.startup import hidden_paths
 from autograder.hints import HINTS, hint_text
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 
 ASSIGNMENT = "unit_own_graders"  # a name no other test's graders use: the mount lasts for the process
 
@@ -49,12 +49,12 @@ def test_a_course_graders_folder_is_read_imported_and_hidden(tmp_path):
 
     import numpy as np
 
-    wrong = run_exercise(ASSIGNMENT, "double", NamespaceStudent({"double": lambda x: np.asarray(x) / 2}))
+    wrong = run_exercise(ASSIGNMENT, "double", InProcessStudent({"double": lambda x: np.asarray(x) / 2}))
     assert (wrong.score, wrong.max_score) == (0, 2)
     assert "hint [halved]: divided by two where it should multiply." in wrong.feedback()
     assert hint_text("halved", ASSIGNMENT) == "divided by two where it should multiply."
     assert hint_text("wrong_axis", ASSIGNMENT) == HINTS["wrong_axis"]  # the shared ones stay
-    right = run_exercise(ASSIGNMENT, "double", NamespaceStudent({"double": lambda x: 2 * np.asarray(x)}))
+    right = run_exercise(ASSIGNMENT, "double", InProcessStudent({"double": lambda x: 2 * np.asarray(x)}))
     assert right.score == 2
 
     with pytest.raises(GradersError, match=r"my_graders/unit_own_graders/reference.py: no function triple\(\)"):

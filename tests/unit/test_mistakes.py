@@ -9,7 +9,7 @@ import pytest
 from autograder.checks import CheckFailed, Mistake, check_array, check_number, diagnose
 from autograder.graders import use_folder
 from autograder.graders.exercise import run_exercise
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 
 ASSIGNMENT = "unit_softmax_mistakes"  # a name no other test's graders use: the mount lasts for the process
 HINT = "softmax_no_shift"
@@ -84,11 +84,11 @@ def test_a_softmax_without_the_max_shift_is_named_and_its_hint_printed(tmp_path:
 
     with np.errstate(all="ignore"):
         assert np.isnan(student_softmax(X)).any()
-    result = run_exercise(ASSIGNMENT, "softmax", NamespaceStudent({"softmax": student_softmax}))
+    result = run_exercise(ASSIGNMENT, "softmax", InProcessStudent({"softmax": student_softmax}))
     assert result.score == 0 and result.hints == [HINT]
     feedback = result.feedback()
     assert "the result contains nan" in feedback and f"hint [{HINT}]: {HINT_TEXT}" in feedback
-    right = run_exercise(ASSIGNMENT, "softmax", NamespaceStudent({"softmax": softmax}))
+    right = run_exercise(ASSIGNMENT, "softmax", InProcessStudent({"softmax": softmax}))
     assert right.score == right.max_score == 2
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.graders.judge import ANSWERS, ReferenceAnswers, judge
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 
 
 def counting(calls):
@@ -51,7 +51,7 @@ def test_judge_keeps_its_answers_in_the_process_s_set():
     def reference(a):
         return a + 1
 
-    student = NamespaceStudent({"f": lambda a: a + 1})
+    student = InProcessStudent({"f": lambda a: a + 1})
     before = len(ANSWERS)
     judge(student, "f", {"a": np.full(4, 123.5)}, reference)
     assert len(ANSWERS) == before + 1

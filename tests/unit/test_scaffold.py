@@ -8,7 +8,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.graders.exercise import run_exercise
-from autograder.student import NamespaceStudent
+from autograder.student import InProcessStudent
 
 README_CONFIG = 'c = get_config()\nc.CourseDirectory.course_id = "my-course"\nc.Autograder.graders = "graders"\n'
 
@@ -29,11 +29,11 @@ def test_new_makes_the_graders_folder_the_readme_config_names(tmp_path, monkeypa
     def one_row(x):
         return np.ones((1, np.size(x)))
 
-    result = run_exercise("unit_scaffold_named", "double", NamespaceStudent({"double": one_row}))
+    result = run_exercise("unit_scaffold_named", "double", InProcessStudent({"double": one_row}))
     assert result.score == 0 and "hint [double_one_row]: double returned one row" in result.feedback()
-    halved = run_exercise("unit_scaffold_named", "double", NamespaceStudent({"double": lambda x: np.asarray(x) / 2}))
+    halved = run_exercise("unit_scaffold_named", "double", InProcessStudent({"double": lambda x: np.asarray(x) / 2}))
     assert halved.hints == ["double_halved"]
-    right = run_exercise("unit_scaffold_named", "double", NamespaceStudent({"double": lambda x: 2 * np.asarray(x)}))
+    right = run_exercise("unit_scaffold_named", "double", InProcessStudent({"double": lambda x: 2 * np.asarray(x)}))
     assert right.score == right.max_score
 
 

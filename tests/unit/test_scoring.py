@@ -2,21 +2,21 @@
 
 import pytest
 
-from autograder.grading.scoring import graders_score, kept_streams, stderr_of, visible_test_score
+from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
 
 
 def test_stderr_matching_the_ignore_pattern_is_dropped_and_the_rest_kept():
     chunks = [("stdout", "ok\n"), ("stderr", "DeprecationWarning: old\n"), ("stderr", "Traceback: real\n")]
     kept = kept_streams(chunks, r"DeprecationWarning")
     assert [o["text"] for o in kept] == ["ok\n", "Traceback: real\n"]
-    assert stderr_of(kept) == "Traceback: real\n"
+    assert stderr_problem(kept) == "the cell wrote to stderr: Traceback: real\n"
 
 
 def test_without_a_pattern_every_stream_is_kept_and_stdout_never_counts_as_stderr():
     chunks = [("stdout", "DeprecationWarning in stdout\n"), ("stderr", "warn\n")]
     kept = kept_streams(chunks, None)
-    assert len(kept) == 2 and stderr_of(kept) == "warn\n"
-    assert stderr_of(kept_streams([("stdout", "x")], r"x")) == ""  # the pattern applies to stderr only
+    assert len(kept) == 2 and stderr_problem(kept) == "the cell wrote to stderr: warn\n"
+    assert stderr_problem(kept_streams([("stdout", "x")], r"x")) is None  # the pattern applies to stderr only
 
 
 @pytest.mark.parametrize(("result", "points", "score"), [

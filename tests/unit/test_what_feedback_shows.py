@@ -3,7 +3,6 @@ hint, an exception's type and the student's static line; never a value of the ch
 code computed. And the feedback page keeps the graders' verdict and leaves out the code's own output."""
 
 import linecache
-from types import SimpleNamespace
 
 import nbformat
 import numpy as np
@@ -16,8 +15,8 @@ from autograder.dependencies import alone_note
 from autograder.feedback import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
 from autograder.graders.exercise import GraderCase, run_case
 from autograder.raised import MAX_LINE, Raised, from_report
-from autograder.sandbox.client import Sandbox
-from autograder.student import NamespaceStudent, StudentError
+from autograder.sandbox.replies import call_failure
+from autograder.student import InProcessStudent, StudentError
 from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 SECRET = np.array([[0.7315926535897931, -1.2345678901234567], [2.718281828459045, 0.5772156649015329]])
@@ -34,7 +33,7 @@ def cell_function(source: str, name: str, number: int = 3):
 
 def raised_message(namespace: dict, name: str, *args) -> StudentError:
     with pytest.raises(StudentError) as caught:
-        getattr(NamespaceStudent(namespace), name)(*args)
+        getattr(InProcessStudent(namespace), name)(*args)
     return caught.value
 
 
@@ -82,10 +81,10 @@ def test_a_sandboxed_process_report_is_checked_against_the_graders_copy_of_the_c
 
 def test_a_sandboxed_process_only_names_which_failure_it_was():
     """Whatever text the process sends with a failed call, the grader words the failure itself."""
-    holder = SimpleNamespace(cells={3: "def f(x):\n    return x[7]\n"})
+    cells = {3: "def f(x):\n    return x[7]\n"}
 
     def said(header: dict) -> str:
-        return Sandbox._call_error(holder, "f", {"error": "0.7315926535897931", **header})
+        return call_failure("f", {"error": "0.7315926535897931", **header}, cells)
 
     assert said({"kind": "unsendable"}) == "f returned a value that cannot be sent back to the grader"
     assert said({"kind": ["not", "a", "kind"]}) == said({}) == "f failed when called"
@@ -124,7 +123,7 @@ def test_an_error_in_the_graders_arithmetic_names_its_type_only():
         float(student.f())
 
     case = GraderCase("value", check, {}, 1.0)
-    result = run_case(case, NamespaceStudent({"f": lambda: "0.7315926535897931 leaked"}))
+    result = run_case(case, InProcessStudent({"f": lambda: "0.7315926535897931 leaked"}))
     assert result.message == "the answer could not be checked (ValueError)"
 
 

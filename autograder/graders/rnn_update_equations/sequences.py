@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks import CheckFailed, call_label, check_array, kind_of
-from autograder.graders.judge import call, computed, sizes
+from autograder.graders.judge import computed, sizes, student_answer
 
 MistakeList = Sequence[tuple[str, Callable[..., Any]]]
 
@@ -45,7 +45,7 @@ def judge_parts(student: Any, function: str, args: Mapping[str, Any], reference:
 
     `names` labels the parts (("hs", "ys")); without it they are the layers 1..L.
     """
-    got = call(student, function, args, errors, **options)
+    got = student_answer(student, function, args, errors, **options)
     expected = computed(reference, args, options)
 
     def what() -> str:

@@ -3,7 +3,7 @@ import pytest
 
 from autograder.activations import ACTIVATIONS
 from autograder.checks import CheckFailed, check_array, close
-from autograder.graders.judge import call, judge, judge_unmodified
+from autograder.graders.judge import judge, judge_unmodified, student_answer
 from autograder.graders.randomdata import fixed
 from autograder.graders.rnn_update_equations import reference as ref
 from autograder.graders.rnn_update_equations.cases import MINIBATCH, SHAPE_PARAMS, SHAPES
@@ -51,9 +51,9 @@ def test_your_stack_functions_and_step_give_rnn_step(student):
     a = SHAPES[2].arrays("composed")
     x, h, W_xh, W_hh, b_h = a["x_t"], a["h_prev"], a["W_xh"], a["W_hh"], a["b_h"]
     tanh = ACTIVATIONS["tanh"]
-    W = call(student, "stack_params", {"W_xh": W_xh, "W_hh": W_hh})
-    I = call(student, "stack_inputs", {"x_t": x, "h_prev": h})  # noqa: E741
-    got = call(student, "rnn_step_stacked", {"I": I, "W": W, "b_h": b_h}, ref.PRODUCT_ERRORS, phi=tanh)
+    W = student_answer(student, "stack_params", {"W_xh": W_xh, "W_hh": W_hh})
+    I = student_answer(student, "stack_inputs", {"x_t": x, "h_prev": h})  # noqa: E741
+    got = student_answer(student, "rnn_step_stacked", {"I": I, "W": W, "b_h": b_h}, ref.PRODUCT_ERRORS, phi=tanh)
     expected = ref.rnn_step(x, h, W_xh, W_hh, b_h, tanh)
     what = (f"rnn_step_stacked(stack_inputs(x_t {x.shape}, h_prev {h.shape}), "
             f"stack_params(W_xh {W_xh.shape}, W_hh {W_hh.shape}), b_h {b_h.shape}, phi=tanh)")
