@@ -4,6 +4,21 @@ from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments
 from tests.nbgrader_class import GradedClass, grade_class
 
+# `make test` runs test files on several workers (pytest-xdist, `--dist loadgroup`). A file's tests stay together
+# on one worker, so a module's fixtures are built once; the files that share the session's `graded_classes` (the
+# slowest fixture of all) share one worker too, so the class is graded once.
+GRADED_CLASSES_GROUP = "graded-classes"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    sharing = {item.path for item in items if "graded_classes" in getattr(item, "fixturenames", ())}
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = GRADED_CLASSES_GROUP if item.path in sharing else item.nodeid.split("::")[0]
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 ASSIGNMENTS = available_assignments()  # every source/<name>/<name>.ipynb of this repository
 CATALOGUED = catalogued(ASSIGNMENTS)  # those with a catalogue of answers (the tests that grade a class need one)
 

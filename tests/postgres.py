@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.os_users import account_command
+
 USER = "autograder-pg"  # not `nobody`: the sandbox runs students' code as nobody, who must not own a gradebook
 SUPERUSER = "postgres"
 
@@ -41,8 +43,8 @@ def server_user() -> pwd.struct_passwd:
         pass
     if os.getuid() != 0:
         return pwd.getpwuid(os.getuid())  # not root: the server can run as whoever runs the tests
-    done = subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-                           "--shell", "/usr/sbin/nologin", USER], capture_output=True, text=True)
+    done = account_command("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+                           "--shell", "/usr/sbin/nologin", USER)
     if done.returncode != 0 and "already exists" not in done.stderr:
         raise PostgresUnavailable(f"cannot create the user {USER}: {done.stderr.strip()}")
     return pwd.getpwnam(USER)

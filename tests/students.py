@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.os_users import account_command
+
 SYSTEM_PYTHON = Path("/usr/bin/python3.11")
 VENV = Path(sysconfig.get_paths()["data"])
 SITE_PACKAGES = sysconfig.get_paths()["purelib"]
@@ -69,8 +71,8 @@ def students(count: int, exchange: Path, course_id: str):
     try:
         for _ in range(count):
             name = f"agw{secrets.token_hex(4)}"
-            subprocess.run(["useradd", "-m", "-K", "HOME_MODE=0700", "-s", "/bin/sh", name], check=True,
-                           capture_output=True)
+            done = account_command("useradd", "-m", "-K", "HOME_MODE=0700", "-s", "/bin/sh", name)
+            assert done.returncode == 0, f"useradd {name}: {done.stderr}"
             student = Student(name, Path("/home") / name)
             made.append(student)
             config = student.home / ".jupyter" / "nbgrader_config.py"
@@ -83,7 +85,7 @@ def students(count: int, exchange: Path, course_id: str):
     finally:
         for student in made:
             subprocess.run(["pkill", "-KILL", "-u", student.name], capture_output=True)
-            subprocess.run(["userdel", "-r", student.name], capture_output=True)
+            account_command("userdel", "-r", student.name)
 
 
 def free_port() -> int:
