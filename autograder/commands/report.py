@@ -66,7 +66,7 @@ def _watcher(data) -> str:
     queue = f"{len(status.in_hand)} being graded, {status.waiting} waiting"
     if health.running:
         return f"running; {queue}"
-    return f"NOT RUNNING (last seen {health.age_seconds:.0f} s ago); {queue}"
+    return f"NOT RUNNING (last seen {health.age_seconds:.0f} s ago, with {queue})"
 
 
 def _versions(data) -> str:

@@ -253,11 +253,14 @@ def _watcher_section(data: ClassData) -> str:
         ("graded since the ledger began", _metric("watch-graded", str(status.graded))),
         ("refused", _metric("watch-refused", str(status.refused))),
     ]
-    hands = "".join(f"<li>{escape(item.student)} ({escape(item.assignment)}): {_ago(item.seconds)} so far</li>"
+    so_far = "so far" if health.running else "by then"
+    hands = "".join(f"<li>{escape(item.student)} ({escape(item.assignment)}): {_ago(item.seconds)} {so_far}</li>"
                     for item in sorted(status.in_hand, key=lambda i: -i.seconds)[:20])
-    return (head + flag + watched + '<table class="compact"><tbody>'
+    when = "" if health.running else '<p class="note">As the watcher last wrote it, before it stopped:</p>'
+    return (head + flag + watched + when + '<table class="compact"><tbody>'
             + "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows) + "</tbody></table>"
-            + (f"<p>Being graded now:</p><ul>{hands}</ul>" if hands else ""))
+            + (f"<p>{'Being graded now' if health.running else 'Being graded when it stopped'}:</p><ul>{hands}</ul>"
+               if hands else ""))
 
 
 def _version_section(data: ClassData) -> str:
