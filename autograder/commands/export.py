@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-FORMATS = ("canvas", "moodle", "blackboard", "brightspace", "csv")
+from autograder.lms.format_names import FORMAT_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "LMS's import format. Run in the course folder; LMS ids come from lms.toml.",
     )
     parser.add_argument("assignments", nargs="+", metavar="ASSIGNMENT")
-    parser.add_argument("--to", required=True, choices=FORMATS, dest="format")
+    parser.add_argument("--to", required=True, choices=FORMAT_NAMES, dest="format")
     parser.add_argument("--output", type=Path, help="file to write (default exports/<format>.csv)")
     parser.add_argument("--skip-missing", action="store_true",
                         help="leave out students without the identity the LMS needs, and list them")
