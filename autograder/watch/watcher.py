@@ -28,6 +28,7 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.graders.exercise import points_total
 from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import RESULT_FILE, Outcome, SubmissionResult
@@ -295,7 +296,7 @@ class Watcher:
         if stamp != entry.time.strftime(NBGRADER_TIME) or secret != got.secret or "crash" in result["limits_hit"]:
             return None
         cells = result.get("cells", [])
-        return Graded(round(sum(c["score"] for c in cells), 6), round(sum(c["max_score"] for c in cells), 6))
+        return Graded(points_total(c["score"] for c in cells), points_total(c["max_score"] for c in cells))
 
     # what becomes of a submission -----------------------------------------------------------------
     def release(self, entry: Entry, got: Collected, graded: Graded, seconds: float) -> None:
