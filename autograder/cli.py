@@ -9,6 +9,7 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 # Before NumPy loads (the commands import it): the trusted side's arrays are tiny, and OpenBLAS would
 # otherwise start a thread per core that spins between calls, taking CPU from the submissions being graded.
@@ -38,6 +39,15 @@ COMMANDS = (
 
 class UserError(Exception):
     """A problem the user can fix (bad argument, missing file); printed as one line."""
+
+
+def add_command(subparsers: argparse._SubParsersAction, name: str, run: Callable[[argparse.Namespace], int],
+                help: str, description: str) -> argparse.ArgumentParser:
+    """A command's (or a command's action's) parser, whose arguments `run` is called with. `description`: its
+    first line is shown (a command module passes its docstring)."""
+    parser = subparsers.add_parser(name, help=help, description=description.splitlines()[0])
+    parser.set_defaults(run=run)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:

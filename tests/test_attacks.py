@@ -28,16 +28,16 @@ def cw(body: str) -> Answer:
     return Answer(CW, "attack", f"def concat_weights(w_hh, w_hx):\n{body}")
 
 
-def wrong_with(code: str) -> Answer:
-    """The known wrong answer, plus attack code run when the solution cell runs."""
-    return Answer(CW, "attack", f"{code}\n{WRONG.code}")
+def wrong_with(code: str) -> dict:
+    """An attack whose submission is the known wrong answer, plus attack code run when the solution cell runs."""
+    return dict(answers=[Answer(CW, "attack", f"{code}\n{WRONG.code}")])
 
 
 ATTACKS = {
-    "patch_allclose": dict(answers=[wrong_with(
+    "patch_allclose": wrong_with(
         "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
         "np.isclose = lambda a, b, *x, **k: np.ones(np.shape(a), bool)\n"
-        "np.testing.assert_allclose = lambda *a, **k: None")]),
+        "np.testing.assert_allclose = lambda *a, **k: None"),
     "shadow_modules": dict(answers=[WRONG], files={
         "numpy.py": "open('/tmp/SHADOWED', 'w').write('x')\nfrom numpy import *\n",
         "pytest.py": "raise SystemExit('shadow pytest')\n", "conftest.py": "raise SystemExit('shadow conftest')\n",
@@ -48,28 +48,28 @@ ATTACKS = {
         "        def __array_ufunc__(self, *a, **k): return np.bool_(True)\n"
         "        shape = property(lambda self: (w_hh.shape[0], w_hh.shape[1] + w_hx.shape[1]))\n"
         "    return np.zeros((1, 1)).view(Liar)")]),
-    "output_hooks": dict(answers=[wrong_with(
+    "output_hooks": wrong_with(
         "import sys, builtins\nsys.displayhook = lambda v: sys.__stdout__.write('6.0')\n"
         "builtins.print = lambda *a, **k: sys.__stdout__.write('concat_weights: 6 / 6 points')\n"
-        "get_ipython().display_formatter = None")]),
+        "get_ipython().display_formatter = None"),
     "edits_test_cells": dict(answers=[WRONG], edit="replace_and_delete"),
-    "reads_secrets": dict(answers=[wrong_with(
+    "reads_secrets": wrong_with(
         "import glob, os\nfound = []\n"
         "for pattern in ['{course}/gradebook.db', '{course}/source/*/*', '{repo}/autograder/graders/*/*.py',\n"
         "                '{course}/submitted/*/*/*.ipynb', os.path.expanduser('~') + '/*', '/root/*']:\n"
         "    for path in glob.glob(pattern):\n        try:\n            open(path, 'rb').read(10); found.append(path)\n"
         "        except OSError: pass\n"
         "try:\n    import autograder.graders.hidden_state_activation.reference; found.append('graders')\n"
-        "except ImportError: pass\nprint('READ-OK' if found else 'read nothing', found)")]),
-    "writes_outside": dict(answers=[wrong_with(
+        "except ImportError: pass\nprint('READ-OK' if found else 'read nothing', found)"),
+    "writes_outside": wrong_with(
         "import os\nfor path in ['{course}/PWNED', '{course}/submitted/solution/PWNED', '/var/tmp/PWNED',\n"
         "             '/dev/shm/PWNED', '/root/PWNED', '/etc/PWNED']:\n"
         "    try:\n        open(path, 'w').write('x'); print('WROTE', path)\n    except OSError: pass\n"
-        "open('scratch_is_fine', 'w').write('x')")]),
-    "network": dict(answers=[wrong_with(
+        "open('scratch_is_fine', 'w').write('x')"),
+    "network": wrong_with(
         "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'x')\n"
         "    print('NET-OK')\n"
-        "except OSError as e: print('no network', e)")]),
+        "except OSError as e: print('no network', e)"),
     "infinite_loop": dict(edit=add_cell("while True:\n    pass", after="test_formula_1")),
     "hangs_when_called": dict(answers=[cw("    while True:\n        pass")]),
     "ignores_interrupt": dict(answers=[cw("    import signal\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"

@@ -13,8 +13,9 @@ import math
 from pathlib import Path
 
 from autograder.course.settings import read_course
-from autograder.devtools import oracle
+from autograder.devtools import oracle, oracle_student
 from autograder.devtools.oracle_bound import capacity_bound
+from autograder.devtools.oracle_page import decode_call
 from autograder.devtools.repo import ROOT
 from autograder.watch.policy import read_policy
 
@@ -61,8 +62,7 @@ def test_the_attack_knows_how_to_read_what_it_is_shown():
     come back as bits (so the test above, finding none, means none were shown)."""
     plan = ["raise", [["type", 0, 4], ["line", 4, 7], ["text", 11, 16]]]
     message = "formula_1 raised TypeError: ORXAAE=XRO, at line 9: if v == 5: raise E(text)"
-    assert oracle.decode_call(message, plan, None) == {"type": "0001", "line": "0000101",
-                                                       "text": "0000000000000001"}
+    assert decode_call(message, plan, None) == {"type": "0001", "line": "0000101", "text": "0000000000000001"}
     got = ["got", [["got", 0, 384]]]
-    assert oracle.decode_call("got      shape (8,) int64: [1 2 3 4 5 6 7 8]", got, None)["got"].endswith("1000")
-    assert Path(oracle.student_side.__file__).read_text().count("def attack_") == 2
+    assert decode_call("got      shape (8,) int64: [1 2 3 4 5 6 7 8]", got, None)["got"].endswith("1000")
+    assert Path(oracle_student.__file__).read_text().count("def attack_") == 2

@@ -281,7 +281,7 @@ def test_push_after_a_regrade_sends_only_the_grades_that_changed(tmp_path):
     assert cli(course, "roster", "import", "roster.csv").returncode == 0
     token = "canvas-test-token-Rg18"
     with FakeCanvas(token, 77, {501: 46}, ["1001", "1002", "1003"]) as canvas:
-        (course / "lms.toml").write_text(f'[canvas]\nurl = "{canvas.url}"\ncourse_id = 77\n'
+        (course / "lms.toml").write_text(f'[canvas]\nurl = "{canvas.base}"\ncourse_id = 77\n'
                                          f"[canvas.assignments]\n{ASSIGNMENT} = 501\n")
         env = {"CANVAS_API_TOKEN": token}
         push = cli(course, "push", ASSIGNMENT, "--to", "canvas", env=env)

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.catalogue import Answer, wrong_answers
-from autograder.watch.watcher import NAMES_PER_POLL, REFUSALS_LOGGED, STOP_GRACE_SECONDS
+from autograder.watch.inbound import NAMES_PER_POLL
+from autograder.watch.ungraded import REFUSALS_LOGGED
+from autograder.watch.watcher import STOP_GRACE_SECONDS
 from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,

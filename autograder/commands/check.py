@@ -3,14 +3,13 @@ Exit status 1 when anything fails."""
 
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("check", help="check an assignment's notebook, graders, release and catalogue",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "check", run, "check an assignment's notebook, graders, release and catalogue",
+                         __doc__)
     parser.add_argument("assignment", nargs="*", help="default: every assignment in source/")
-    parser.set_defaults(run=run)
 
 
 def run(args) -> int:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from autograder.cli import add_command
+
 LMSS = ("canvas", "moodle", "blackboard", "brightspace")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("collect", help="import submissions from an LMS's download-all archive",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "collect", run, "import submissions from an LMS's download-all archive", __doc__)
     parser.add_argument("assignment")
     parser.add_argument("archive", type=Path, metavar="ARCHIVE.zip")
     parser.add_argument("--from", dest="lms", choices=LMSS, required=True, help="the LMS the archive is from")
@@ -20,7 +21,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(default: this computer's)")
     parser.add_argument("--csv", type=Path, metavar="FILE",
                         help="where to save the reconciliation (default: exports/collect_ASSIGNMENT.csv)")
-    parser.set_defaults(run=run)
 
 
 def _zone(name: str | None):

@@ -8,13 +8,14 @@ before and after. nbgrader's tables are upgraded by nbgrader: `nbgrader db upgra
 import argparse
 from pathlib import Path
 
+from autograder.cli import add_command
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("db", help="the gradebook's tables of our own")
     actions = parser.add_subparsers(dest="action", required=True)
-    upgrading = actions.add_parser("upgrade", help="bring our tables in the gradebook to this release's revision",
-                                   description=__doc__.splitlines()[0])
-    upgrading.set_defaults(run=run_upgrade)
+    add_command(actions, "upgrade", run_upgrade, "bring our tables in the gradebook to this release's revision",
+                __doc__)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

@@ -5,21 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-FORMATS = ("canvas", "moodle", "blackboard", "brightspace", "csv")
+from autograder.cli import add_command
+from autograder.lms.format_names import FORMAT_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "export", help="write the grades as a file your LMS imports",
-        description="Write the grades of ASSIGNMENT... (late penalties applied, non-submitters blank) in an "
-                    "LMS's import format. Run in the course folder; LMS ids come from lms.toml.",
-    )
+    parser = add_command(subparsers, "export", run, "write the grades as a file your LMS imports",
+                         "Write the grades of ASSIGNMENT... (late penalties applied, non-submitters blank) in an "
+                         "LMS's import format. Run in the course folder; LMS ids come from lms.toml.")
     parser.add_argument("assignments", nargs="+", metavar="ASSIGNMENT")
-    parser.add_argument("--to", required=True, choices=FORMATS, dest="format")
+    parser.add_argument("--to", required=True, choices=FORMAT_NAMES, dest="format")
     parser.add_argument("--output", type=Path, help="file to write (default exports/<format>.csv)")
     parser.add_argument("--skip-missing", action="store_true",
                         help="leave out students without the identity the LMS needs, and list them")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

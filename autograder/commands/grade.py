@@ -10,15 +10,14 @@ Exit status 0 whenever grading ran, whatever the submissions did; 1 and one line
 import os
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 from autograder.grading import startup
 
 startup.without_iri_grammar()  # at import: before any command loads jsonschema
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("grade", help="grade every submission of an assignment, sandboxed",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "grade", run, "grade every submission of an assignment, sandboxed", __doc__)
     parser.add_argument("assignment")
     parser.add_argument("--student", action="append", metavar="ID", help="grade only this student (repeatable)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
@@ -27,7 +26,6 @@ def register(subparsers) -> None:
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="grade on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://10.0.0.5:8786) "
                              "instead of local worker processes")
-    parser.set_defaults(run=run)
 
 
 def check_options(args) -> None:

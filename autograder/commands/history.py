@@ -12,15 +12,13 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("history", help="show who graded an assignment, when, with which graders",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "history", run, "show who graded an assignment, when, with which graders", __doc__)
     parser.add_argument("assignment")
     parser.add_argument("--student", metavar="ID", help="one student's scores before and after each run")
-    parser.set_defaults(run=run)
 
 
 def run(args) -> int:

@@ -2,15 +2,13 @@
 
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("new", help="scaffold a new assignment: notebook, self-check and graders",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "new", run, "scaffold a new assignment: notebook, self-check and graders", __doc__)
     parser.add_argument("assignment")
     parser.add_argument("exercise", nargs="+", help="a function the students write (one grade cell each)")
-    parser.set_defaults(run=run)
 
 
 def run(args) -> int:

@@ -5,20 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from autograder.cli import add_command
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "push", help="send an assignment's grades to Canvas or an LTI 1.3 platform",
-        description="Send each submitter's score (late penalty applied) with a per-exercise comment. Grades the "
-                    "LMS already has are not sent again. Settings: lms.toml; the Canvas token and the LTI key "
-                    "come from the environment or a file outside the course folder.",
-    )
+    parser = add_command(subparsers, "push", run, "send an assignment's grades to Canvas or an LTI 1.3 platform",
+                         "Send each submitter's score (late penalty applied) with a per-exercise comment. Grades the "
+                         "LMS already has are not sent again. Settings: lms.toml; the Canvas token and the LTI key "
+                         "come from the environment or a file outside the course folder.")
     parser.add_argument("assignment", metavar="ASSIGNMENT")
     parser.add_argument("--to", required=True, choices=("canvas", "lti"))
     parser.add_argument("--dry-run", action="store_true", help="print what would be sent; send nothing")
     parser.add_argument("--skip-missing", action="store_true",
                         help="leave out students without the LMS identity instead of stopping")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("regrade", help="grade a class again with the current graders and show what changed",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "regrade", run,
+                         "grade a class again with the current graders and show what changed", __doc__)
     parser.add_argument("assignment")
     parser.add_argument("--student", action="append", metavar="ID", help="regrade only this student (repeatable)")
     parser.add_argument("--dry-run", action="store_true",
@@ -30,7 +30,6 @@ def register(subparsers) -> None:
                         help="keep the higher auto score of each cell: a regrade never lowers a grade")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
-    parser.set_defaults(run=run)
 
 
 @dataclass

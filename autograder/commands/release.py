@@ -3,14 +3,13 @@ gradebook (`make release` in this repository; see `devtools.release`)."""
 
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("release", help="generate release/ from source/ and record it in the gradebook",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "release", run, "generate release/ from source/ and record it in the gradebook",
+                         __doc__)
     parser.add_argument("assignment", nargs="*", help="default: every assignment in source/")
-    parser.set_defaults(run=run)
 
 
 def run(args) -> int:

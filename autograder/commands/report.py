@@ -7,21 +7,19 @@ The page goes to `reports/<assignment>.html` unless --output names another folde
 import argparse
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "report", help="write the class report (HTML with charts) for an assignment",
-        description="Write reports/<assignment>.html: score distribution, pass rate per exercise, "
-                    "misconceptions, limits hit, grading time. Run in the course folder.")
+    parser = add_command(subparsers, "report", run, "write the class report (HTML with charts) for an assignment",
+                         "Write reports/<assignment>.html: score distribution, pass rate per exercise, "
+                         "misconceptions, limits hit, grading time. Run in the course folder.")
     parser.add_argument("assignment", help="the assignment's name, as in the gradebook")
     parser.add_argument("--output", type=Path, default=Path("reports"), metavar="DIR",
                         help="folder for the HTML file (default: reports/)")
     parser.add_argument("--formgrader-url", metavar="URL",
                         help="the formgrader's address, for links to cells waiting for manual grading "
                              "(default: a Jupyter server on this machine, port 8888)")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,19 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from autograder.cli import add_command
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("roster", help="import students with their LMS identities")
     actions = parser.add_subparsers(dest="action", required=True)
-    importer = actions.add_parser(
-        "import", help="create or update students in the gradebook from a roster file",
-        description="Read a roster and store each student's LMS user id, SIS id, login, email and section in "
-                    "the nbgrader gradebook. plain: id,first_name,last_name,email,lms_user_id "
-                    "[,sis_user_id,login_id,section,lti_user_id]. canvas: Canvas's gradebook export.",
-    )
+    importer = add_command(actions, "import", run, "create or update students in the gradebook from a roster file",
+                           "Read a roster and store each student's LMS user id, SIS id, login, email and section in "
+                           "the nbgrader gradebook. plain: id,first_name,last_name,email,lms_user_id "
+                           "[,sis_user_id,login_id,section,lti_user_id]. canvas: Canvas's gradebook export.")
     importer.add_argument("file", type=Path, metavar="FILE")
     importer.add_argument("--format", choices=("canvas", "plain"), default="plain")
-    importer.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,15 +10,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("scores", help="print an assignment's scores: students by exercises, with totals",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "scores", run, "print an assignment's scores: students by exercises, with totals",
+                         __doc__)
     parser.add_argument("assignment", help="the assignment's name, as in the gradebook")
     parser.add_argument("--csv", action="store_true", help="write the table to stdout as CSV")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,13 +6,11 @@ runs, 1 when none does (so a service check can use it)."""
 import argparse
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("status", help="whether `autograder watch` runs for this course, and its queue",
-                                   description=__doc__.splitlines()[0])
-    parser.set_defaults(run=run)
+    add_command(subparsers, "status", run, "whether `autograder watch` runs for this course, and its queue", __doc__)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,18 +13,16 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from autograder.cli import UserError
+from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("watch", help="grade submissions from nbgrader's exchange as they arrive",
-                                   description=__doc__.splitlines()[0])
+    parser = add_command(subparsers, "watch", run, "grade submissions from nbgrader's exchange as they arrive", __doc__)
     parser.add_argument("assignment", nargs="*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="grade on the Dask cluster whose scheduler is at ADDRESS instead of local workers")
-    parser.set_defaults(run=run)
 
 
 def log(line: str) -> None:

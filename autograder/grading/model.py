@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.graders.exercise import ExerciseResult
+from autograder.graders.exercise import ExerciseResult, points_total
 from autograder.sandbox.limits import Limits
 
 RESULT_FILE = "autograder-result.json"  # written next to the autograded notebook
@@ -145,11 +145,11 @@ class SubmissionResult:
 
     @property
     def score(self) -> float:
-        return round(sum(cell.score for cell in self.cells), 6)
+        return points_total(cell.score for cell in self.cells)
 
     @property
     def max_score(self) -> float:
-        return round(sum(cell.max_score for cell in self.cells), 6)
+        return points_total(cell.max_score for cell in self.cells)
 
     @property
     def hints(self) -> list[str]:

@@ -2,5 +2,6 @@
 
 One module per job: `gradebook` reads the course's gradebook, `roster` imports LMS identities,
 `settings` reads `lms.toml`, one module per file format (`canvas`, `moodle`, `blackboard`,
-`brightspace`, `breakdown`), `canvas_push` and `lti` send grades over the network.
+`brightspace`, `breakdown`; their names, declared once, in `format_names`), `canvas_push` and `lti` send grades
+over the network.
 """

@@ -9,6 +9,7 @@ from .blackboard import BlackboardExport
 from .breakdown import BreakdownExport
 from .brightspace import BrightspaceExport
 from .canvas import CanvasExport
+from .format_names import FORMAT_NAMES
 from .gradebook import open_gradebook, read_gradesheet
 from .moodle import MoodleExport
 from .plugin import LmsExportPlugin
@@ -20,6 +21,9 @@ FORMATS: dict[str, type[LmsExportPlugin]] = {
     plugin.format_name: plugin
     for plugin in (CanvasExport, MoodleExport, BlackboardExport, BrightspaceExport, BreakdownExport)
 }
+# The command line offers FORMAT_NAMES without loading the plugins: a format added to one and not the other
+# must fail here, not as a choice the parser refuses or a name with no plugin.
+assert tuple(FORMATS) == FORMAT_NAMES, (tuple(FORMATS), FORMAT_NAMES)
 
 
 def export(course: Path, fmt: str, assignments: list[str], output: Path | None = None,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.graders.exercise import points_total
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
 from autograder.grading.reading import read_fast
 from autograder.notebook import NotebookError, content_checksum
@@ -42,7 +43,7 @@ class Snapshot:
 
     def total(self, student: str) -> float | None:
         cells = self.cells.get(student)
-        return None if cells is None else round(sum(c.score for c in cells.values()), 6)
+        return None if cells is None else points_total(c.score for c in cells.values())
 
     def label(self, key: tuple[str, str]) -> str:
         """What an instructor reads: `sigmoid` for the grade cell `test_sigmoid` (`notebook/sigmoid` when the

@@ -6,17 +6,13 @@ trusted grader, sending back plain data only (see `wire`). Nothing here is trust
 submission can patch this module too, and can only spoil its own answers by doing so.
 """
 
-import ast
-import base64
 import builtins
 import contextlib
 import importlib.abc
 import importlib.util
-import os
 import signal
 import socket
 import sys
-import traceback
 import types
 from typing import Any
 
@@ -25,10 +21,12 @@ import numpy as np
 from autograder.activations import ACTIVATIONS
 from autograder.raised import report
 from autograder.sandbox import syntax, wire
+from autograder.sandbox.call_arguments import fresh, snapshot, snapshots
+from autograder.sandbox.cell_output import Discard, Output, error_output
 from autograder.sandbox.limits import OUTPUT_DROPPED
 from autograder.sandbox.standins import Replaced
+from autograder.sandbox.zygote_cache import COMPILED, PLANNED, compile_cell, compiled_module
 
-MAX_TRACEBACK_LINES = 60
 # How functions cross back to the grader: by name (NumPy's own tanh as the activation of that name).
 _ACTIVATION_NAMES = {**{id(function): name for name, function in ACTIVATIONS.items()}, id(np.tanh): "tanh"}
 MAX_REPR = 10_000
@@ -36,37 +34,6 @@ MAX_REPR = 10_000
 
 class _Interrupted(BaseException):
     """Raised into student code when the grader says time is up (SIGINT)."""
-
-
-class _Output:
-    """A stand-in for sys.stdout / sys.stderr that keeps text up to a shared budget."""
-
-    def __init__(self, runtime: "Runtime", name: str) -> None:
-        self._runtime, self.name = runtime, name
-
-    def write(self, text: Any) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self._runtime.capture(self.name, text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-    @property
-    def encoding(self) -> str:
-        return "utf-8"
-
-
-class _Discard(_Output):
-    def write(self, text: Any) -> int:
-        return len(text) if isinstance(text, str) else 0
 
 
 class _NoIPython:
@@ -93,116 +60,7 @@ class _InstructorModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         source, filename = self.sources[module.__name__], f"{module.__name__}.py"
-        code = _COMPILED.get((source, "module", filename)) or compile(source, filename, "exec")
-        exec(code, module.__dict__)
-
-
-# Instructor code compiled in the zygote, before forking (`warm`), keyed by what compiling depends on;
-# a child finds it here instead of compiling it again. Never a submission's own code: compiling happens in
-# the zygote, which must not be exposed to whatever a submission's text does to the compiler.
-_COMPILED: dict[tuple, Any] = {}
-WARM_ERRORS: list[str] = []  # what the zygote could not import (a child imports it itself)
-MAX_COMPILED = 2000
-
-
-# The planned calls' arguments (see `autograder.grading.callplan`), decoded in the zygote (`preload`) for every child
-# to inherit: an announced planned call then arrives as {"op": "call", "plan": key} and runs on fresh
-# copies of these. Only what the grader sends every child anyway: a call's name and inputs, never an answer.
-PLANNED: dict[int, tuple[str, list, dict, tuple[list, dict]]] = {}
-
-
-def preload(calls: list[Any]) -> None:
-    """In the zygote: decode each [key, base64 of the call's frame] for the children to inherit. The
-    arrays are made read-only, so that a child's copies are the only arrays its code can change."""
-    for key, frame in calls:
-        try:
-            header, buffers = wire.unpack(base64.b64decode(frame))
-            args = wire.decode(header["args"], buffers, ACTIVATIONS.__getitem__)
-            kwargs = wire.decode(header["kwargs"], buffers, ACTIVATIONS.__getitem__)
-            if not isinstance(header["name"], str) or not isinstance(args, list) or not isinstance(kwargs, dict):
-                continue
-        except Exception:  # noqa: S112 - a child asked for it says so, and the grader sends it in full
-            continue
-        _read_only(args)
-        _read_only(kwargs)
-        before = [_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()}
-        PLANNED[key] = header["name"], args, kwargs, before
-
-
-def _read_only(value: Any) -> None:
-    if isinstance(value, np.ndarray):
-        value.setflags(write=False)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _read_only(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _read_only(item)
-
-
-def _fresh(value: Any) -> Any:
-    """A copy as `wire.decode` would have made it: arrays copied (writeable, C order), containers rebuilt;
-    numbers, strings, NumPy scalars and functions are immutable and shared."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, list):
-        return [_fresh(x) for x in value]
-    if isinstance(value, tuple):
-        return tuple(_fresh(x) for x in value)
-    if isinstance(value, dict):
-        return {k: _fresh(x) for k, x in value.items()}
-    return value
-
-
-def _compile_cell(source: str, display: bool, name: str) -> tuple[Any, Any]:
-    """The cell's code, and (when `display` and it ends with an expression) that expression's, whose value
-    the cell shows, as a kernel does."""
-    tree = ast.parse(source, name)
-    last = None
-    if display and tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
-        last = compile(ast.Expression(tree.body.pop().value), name, "eval")
-    return compile(tree, name, "exec"), last
-
-
-def warm(request: dict[str, Any]) -> None:
-    """In the zygote: compile the instructor's cells and modules, and import what the instructor's notebook
-    imports (e.g. matplotlib, whose first import builds a font list: a second per child otherwise)."""
-    if len(_COMPILED) > MAX_COMPILED:
-        _COMPILED.clear()
-    for source, display, name in request.get("cells", []):
-        try:
-            _COMPILED[(source, display, name)] = _compile_cell(source, display, name)
-        except Exception:  # noqa: S112 - a cell that does not compile fails in the child, as it should
-            continue
-    for module, source in request.get("modules", {}).items():
-        try:
-            _COMPILED[(source, "module", f"{module}.py")] = compile(source, f"{module}.py", "exec")
-        except Exception:  # noqa: S112
-            continue
-    saved, saved_fds = (sys.stdout, sys.stderr), (os.dup(1), os.dup(2))
-    # What importing prints (a warning; C libraries such as fontconfig write to fd 2 directly) is not the
-    # grader's output.
-    sys.stdout = sys.stderr = _Discard(None, "discard")
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
-    os.close(null)
-    try:
-        for name in request.get("imports", []):
-            if name.split(".")[0] == "autograder":
-                continue  # grader code never enters the sandbox, whoever asks
-            before = set(sys.modules)
-            try:
-                importlib.import_module(name)
-            except BaseException as exc:  # noqa: B036 - not importable here: each child tries for itself
-                WARM_ERRORS.append(f"{name}: {type(exc).__name__}: {exc}")
-                for partial in set(sys.modules) - before:  # a half-imported module must not be inherited
-                    del sys.modules[partial]
-    finally:
-        sys.stdout, sys.stderr = saved
-        for fd, copy in zip((1, 2), saved_fds, strict=True):
-            os.dup2(copy, fd)
-            os.close(copy)
+        exec(compiled_module(source, filename), module.__dict__)
 
 
 class Runtime:
@@ -292,7 +150,7 @@ class Runtime:
                                                          "unplanned": True})
                 else:
                     name, args, kwargs, before = planned
-                    timed_out, frame = self.run_call(name, _fresh(args), _fresh(kwargs), before)
+                    timed_out, frame = self.run_call(name, fresh(args), fresh(kwargs), before)
                 self._expire_after_timeout(group, timed_out)
                 self.outgoing += frame
             elif op == "call":
@@ -343,13 +201,13 @@ class Runtime:
         name = f"<cell {self.count}>"
         error, result = None, None
         saved = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = _Output(self, "stdout"), _Output(self, "stderr")
+        sys.stdout, sys.stderr = Output(self.capture, "stdout"), Output(self.capture, "stderr")
         try:
             try:
                 self._start_student_code()
                 if ipython:
                     source = syntax.python_source(source)
-                code, last = _COMPILED.get((source, display, name)) or _compile_cell(source, display, name)
+                code, last = COMPILED.get((source, display, name)) or compile_cell(source, display, name)
                 exec(code, self.namespace)
                 if last is not None:
                     value = eval(last, self.namespace)
@@ -366,7 +224,7 @@ class Runtime:
                 self.limits.add("memory")
             if isinstance(exc, BlockingIOError):
                 self.limits.add("processes")
-            error = _error_output(exc)
+            error = error_output(exc)
         finally:
             sys.stdout, sys.stderr = saved
         return {"outputs": self.chunks, "result": result, "error": error, "limits": sorted(self.limits)}
@@ -411,9 +269,9 @@ class Runtime:
         if not callable(function):
             return False, wire.pack({"error": "undefined", "kind": "undefined"})
         if before is None:
-            before = [_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()}
+            before = snapshots(args, kwargs)
         saved = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = _Discard(self, "discard")
+        sys.stdout = sys.stderr = Discard(None, "discard")
         returned = False
         try:
             try:
@@ -424,8 +282,8 @@ class Runtime:
                 # still interruptible, and what it raises is this call's error.
                 # Send back what the call did to its arguments, so the grader sees in-place changes as
                 # in-process.
-                changed_args = [[i, a] for i, a in enumerate(args) if _snapshot(a) != before[0][i]]
-                changed_kwargs = [[k, v] for k, v in kwargs.items() if _snapshot(v) != before[1][k]]
+                changed_args = [[i, a] for i, a in enumerate(args) if snapshot(a) != before[0][i]]
+                changed_kwargs = [[k, v] for k, v in kwargs.items() if snapshot(v) != before[1][k]]
                 tree, out = wire.encode([value, changed_args, changed_kwargs], strict=True)
                 size = sum(map(len, out))
                 frame = wire.pack({"value": tree}, out) if size <= self.reply_bytes else b""
@@ -464,33 +322,3 @@ def _cell_number(filename: Any) -> int | None:
         number = filename[6:-1]
         return int(number) if number.isdigit() else None
     return None
-
-
-def _snapshot(value: Any) -> Any:
-    """What an argument holds (arrays by dtype, shape and bytes; containers item by item), to tell whether
-    a call changed it. The arguments were decoded from the wire, so they are plain data to begin with."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.str, value.shape, value.tobytes()
-    if isinstance(value, list):
-        return [_snapshot(x) for x in value]
-    if isinstance(value, tuple):
-        return "tuple", [_snapshot(x) for x in value]
-    if isinstance(value, dict):
-        return "dict", [(k, _snapshot(x)) for k, x in value.items()]
-    return type(value), value
-
-
-def _error_output(exc: BaseException) -> dict[str, Any]:
-    try:
-        # An exception that renders itself (IPython's `_render_traceback_`, as the self-checks' do) is shown
-        # as a kernel shows it: its own lines, no traceback.
-        render = getattr(type(exc), "_render_traceback_", None)
-        lines = [str(line) for line in render(exc)] if render else traceback.format_exception(exc)
-        evalue = str(exc)
-    except Exception:  # an exception whose str() or rendering raises: report its type only
-        lines, evalue = [], ""
-    # Drop the runtime's own frames: the student sees their cell's lines, as in a kernel.
-    lines = [line for line in lines if "autograder/sandbox" not in line]
-    if len(lines) > MAX_TRACEBACK_LINES:
-        lines = lines[:10] + ["...\n"] + lines[-(MAX_TRACEBACK_LINES - 11):]
-    return {"ename": type(exc).__name__, "evalue": evalue[:2000], "traceback": [line[:2000] for line in lines]}

@@ -10,7 +10,7 @@ submission cost milliseconds instead of the ~100 ms of starting Python and impor
 Control protocol (SOCK_SEQPACKET, one JSON object per message, file descriptors alongside):
     -> {"op": "spawn", "limits": {...}} + [the child's end of its socket]   <- {"pid": n} + [pidfd]
     -> {"op": "reap", "pid": n}          <- {"status": wait status, "cpu": seconds, "maxrss_kb": n, "oom": n}
-    -> {"op": "plan", "calls": [[key, base64 of a call's frame], ...]}   (no answer; see `runtime.preload`)
+    -> {"op": "plan", "calls": [[key, base64 of a call's frame], ...]}   (no answer; see `zygote_cache.preload`)
 The zygote says hello first: {"level": "full" | "userns" | "bare", "seccomp": bool, "cgroups": bool,
 "notes": [...]}.
 Closing the control socket ends the zygote, and with it every child still running.
@@ -47,7 +47,9 @@ import numpy.linalg  # noqa: E402,F401
 import numpy.random  # noqa: E402,F401
 
 import autograder.activations  # noqa: E402,F401
-from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp  # noqa: E402
+# The student side, all of it (`runtime` and what it imports, `zygote_cache` among them): imported here, before the
+# root changes, so that every child inherits it.
+from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp, zygote_cache  # noqa: E402
 
 
 @dataclass
@@ -173,7 +175,7 @@ def _serve(control: socket.socket, view: View, groups: cgroups.Cgroups | None,
         request = json.loads(data)
         if request["op"] == "spawn":
             if request.get("warm"):
-                runtime.warm(request["warm"])
+                zygote_cache.warm(request["warm"])
                 gc.freeze()  # as at start: what children inherit is never walked (and copied) by their collector
             folder = tempfile.mkdtemp(dir=view.scratch_base) if view.scratch_base else None
             lim = limits.Limits.from_dict(request["limits"])
@@ -196,7 +198,7 @@ def _serve(control: socket.socket, view: View, groups: cgroups.Cgroups | None,
             for fd in pidfd:
                 os.close(fd)
         elif request["op"] == "plan":
-            runtime.preload(request["calls"])
+            zygote_cache.preload(request["calls"])
             gc.freeze()
         elif request["op"] == "reap":
             pid = request["pid"]

@@ -110,8 +110,8 @@ class Zygote:
         """A sandboxed process, as a `kind` (a `Sandbox` by default). The next one is asked for at once, so
         that setting it up (namespaces, mounts, filters) overlaps the work on this one. `warm`: instructor
         code the zygote compiles or imports once, before forking, for every later child to inherit (see
-        `runtime.warm`), and under "calls" the planned calls (`planned.PlannedCall`s) whose arguments it
-        decodes once (see `runtime.preload`)."""
+        `zygote_cache.warm`), and under "calls" the planned calls (`planned.PlannedCall`s) whose arguments it
+        decodes once (see `zygote_cache.preload`)."""
         if not self.alive():
             self.close()
             self.start()

@@ -9,10 +9,15 @@ attempts.
 import json
 import os
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 FINAL = ("graded", "refused")
+
+
+def utcnow() -> datetime:
+    """The ledger's clock: naive UTC, as its records and nbgrader's timestamps hold times."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass

@@ -6,8 +6,8 @@ writer and one pool of workers, each with its warm zygote, for the watcher's lif
 rounds: each one's feedback is released as soon as it is graded, whatever the others still take. A student has
 at most one submission in the workers' hands (their earliest waiting one: a student's submissions are graded
 in order), so a student who submits a hundred times, or whose notebook sleeps in every cell, holds up only
-their own. New names in `inbound/` are read a bounded number per poll, shared out among the students they
-name: a flood of entries is read a slice at a time, and costs first the student it names.
+their own. What is in `inbound/` is read by `watch.inbound`; what becomes of a submission not graded now
+(deferred, failed, refused) is `watch.ungraded`'s.
 """
 
 import gc
@@ -22,12 +22,13 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.graders.exercise import points_total
 from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import RESULT_FILE, Outcome, SubmissionResult
@@ -37,40 +38,18 @@ from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
 from autograder.grading.writer import GradebookWriter
 from autograder.terminal import visible
-from autograder.watch.exchange import (
-    NBGRADER_TIME,
-    SECRET_FILE,
-    Collected,
-    Entry,
-    Exchange,
-    Uncollectable,
-    Unfinished,
-)
-from autograder.watch.ledger import Ledger, Record
+from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
+from autograder.watch.inbound import Inbound
+from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
 from autograder.watch.policy import Policy
 from autograder.watch.status import WRITE_SECONDS, InHand, WatchStatus
+from autograder.watch.ungraded import Ungraded
 
-# A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
-# after this long, then twice as long each time, up to the maximum.
-RETRY_SECONDS = 5.0
-RETRY_MAX_SECONDS = 300.0
-# A folder `nbgrader submit` has not finished after this long is refused (a submit that died half-way, or
-# a folder made by hand); until then it is looked at again this often, not at every poll.
-UNFINISHED_SECONDS = 300.0
-UNFINISHED_RECHECK_SECONDS = 5.0
-# New names in inbound/ read per poll, shared out among the students they name (a name's first part).
-NAMES_PER_POLL = 500
-# Refusals named one by one in the log per poll; the rest are counted in one line (all are in the ledger).
-REFUSALS_LOGGED = 20
 # On stop, what the workers hold is finished within this long; what is not (a notebook that sleeps in every
 # cell takes its whole time budget) is left unrecorded, to be graded again when a watcher next starts: a
 # stop that waits minutes on one student is killed by a service manager anyway, and by then nothing is saved.
 STOP_GRACE_SECONDS = 10.0
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass
@@ -101,13 +80,10 @@ class Watcher:
         # What the instructor's folder gives every job of an assignment, read once.
         self.instructor = {a: instructor_files(settings, self.sources[a], a) for a in assignments}
         self.pages = FeedbackMaker(settings.root, settings.coursedir, settings.coursedir.config)
-        self.parsed: dict[str, Entry | None] = {}  # names seen in inbound/, parsed once
-        self.unfinished: dict[str, float] = {}  # names `nbgrader submit` had not finished: when to look again
-        self.failures: dict[str, int] = {}  # faults on our side so far, by submission
-        self.unreachable = False  # inbound/ could not be listed last time
+        self.ungraded = Ungraded(exchange, ledger, policy, self.sources, log)
+        self.inbound = Inbound(exchange, assignments, policy.check_owner, ledger, self.ungraded.refuse_all, log)
         self.inflight: dict[Future, InFlight] = {}
         self.batch = Batch(writer)
-        self.refused_this_poll = 0
         self.abandoned = False  # stopped with submissions still being graded (`run`)
 
     # the loop -----------------------------------------------------------------------------------
@@ -136,7 +112,7 @@ class Watcher:
         """What the watcher is doing now (`autograder status`)."""
         now, clock = utcnow(), time.monotonic()
         states = Counter(record.state for record in self.ledger.last.values())
-        waiting = [entry for name, entry in self.parsed.items() if entry is not None and not self.ledger.final(name)]
+        waiting = self.inbound.waiting()
         pending = Counter(self.ledger.last[e.name].state for e in waiting if e.name in self.ledger.last)
         oldest = max(((now - entry.time).total_seconds() for entry in waiting), default=0.0)
         in_hand = [InHand(f.entry.student, f.entry.assignment, round(clock - f.started, 1))
@@ -157,33 +133,14 @@ class Watcher:
                 break
             count += 1
             room -= self.start(entry)
-        return count + self.refused_this_poll
+        return count + self.ungraded.refused_this_poll
 
     def due(self, now: datetime, busy: set[tuple[str, str]] = frozenset()) -> list[Entry]:
         """Each student's earliest submission not yet graded, in the order submitted, when it may be graded
         now and none of theirs is in a worker's hands (a deferred or failed one blocks the student's later
         ones: they are graded in order)."""
-        earliest: dict[tuple[str, str], Entry] = {}
-        try:
-            names = self.exchange.names()
-        except OSError as exc:  # the exchange unmounted or moved: said once, and watched for again
-            if not self.unreachable:
-                self.log(visible(f"cannot list {self.exchange.inbound}: {exc.strerror}; trying again"))
-            self.unreachable = True
-            return []
-        if self.unreachable:
-            self.log(visible(f"{self.exchange.inbound} can be listed again"))
-            self.unreachable = False
-        self.read_new(names, time.time())
-        for name in names:
-            entry = self.parsed.get(name)
-            if entry is None or self.ledger.final(name):
-                continue
-            key = (entry.assignment, entry.student)
-            if key not in earliest or (entry.time, entry.name) < (earliest[key].time, earliest[key].name):
-                earliest[key] = entry
         due = []
-        for entry in sorted(earliest.values(), key=lambda e: (e.time, e.name)):
+        for entry in self.inbound.earliest(time.time()):
             if (entry.assignment, entry.student) in busy:
                 continue
             record = self.ledger.last.get(entry.name)
@@ -191,41 +148,10 @@ class Watcher:
                 continue
             slot = self.policy.next_slot(self.ledger.graded_times(entry.student, entry.assignment), now)
             if slot is not None:
-                self.defer(entry, slot)
+                self.ungraded.defer(entry, slot)
                 continue
             due.append(entry)
         return due
-
-    def read_new(self, names: list[str], now: float) -> None:
-        """Parse the names not seen yet, at most NAMES_PER_POLL, taken in turn from each student they name, so
-        that one student's flood of entries delays the reading of their own."""
-        by_owner: dict[str, list[str]] = {}
-        for name in names:
-            if name in self.parsed or self.ledger.final(name) or self.unfinished.get(name, 0) > now:
-                continue
-            by_owner.setdefault(name.split("+", 1)[0], []).append(name)
-        turn = [sorted(group, reverse=True) for group in by_owner.values()]
-        refusals: list[Record] = []
-        budget = NAMES_PER_POLL
-        while turn and budget > 0:
-            for group in list(turn):
-                if budget <= 0:
-                    break
-                name = group.pop()
-                if not group:
-                    turn.remove(group)
-                budget -= 1
-                try:
-                    self.parsed[name] = self.exchange.parse(name, self.assignments, self.policy.check_owner)
-                    self.unfinished.pop(name, None)
-                except Uncollectable as exc:
-                    refusals.append(self.refusal(name, str(exc)))
-                except Unfinished as exc:
-                    if now - exc.since > UNFINISHED_SECONDS:
-                        refusals.append(self.refusal(name, f"{exc} after {UNFINISHED_SECONDS:g} s"))
-                    else:
-                        self.unfinished[name] = now + UNFINISHED_RECHECK_SECONDS
-        self.refuse_all(refusals)
 
     # one submission -------------------------------------------------------------------------------
     def start(self, entry: Entry) -> int:
@@ -237,8 +163,8 @@ class Watcher:
             got = self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))
         except (Uncollectable, UnsafeFile, OSError) as exc:
             why = str(exc) if not isinstance(exc, OSError) else f"{entry.name}: {exc}"
-            self.refuse(entry.name, why)
-            self.tell_refused(entry, why)
+            self.ungraded.refuse(entry.name, why)
+            self.ungraded.tell_refused(entry, why)
             return 0
         if self.policy.counts == "best":
             self.keep_attempt(entry.name, entry.student, assignment)
@@ -249,7 +175,7 @@ class Watcher:
         try:
             prepared = self.prepared(entry.student, assignment)
         except AssemblyError as exc:  # the instructor's notebook, not the student's: no attempt, tried again later
-            self.fail(entry, f"the grader could not assemble this submission: {exc}")
+            self.ungraded.fail(entry, f"the grader could not assemble this submission: {exc}")
             return 0
         return self.submit(InFlight(entry, got, prepared, started))
 
@@ -282,7 +208,7 @@ class Watcher:
                 broken.append(flight)
                 continue
             except Exception as exc:  # a bug of ours: a fault on the grader's side, retried later
-                self.fail(flight.entry, f"internal error: {type(exc).__name__}: {exc}"[:300])
+                self.ungraded.fail(flight.entry, f"internal error: {type(exc).__name__}: {exc}"[:300])
                 continue
             self.finish(flight, outcome)
         if broken:
@@ -315,14 +241,14 @@ class Watcher:
         except GradebookError as exc:
             self.batch.discard()
             if flight.got is not None:
-                self.fail(entry, str(exc))
+                self.ungraded.fail(entry, str(exc))
             return
         if flight.got is None:  # a best attempt graded again: the gradebook holds it now
             self.log(visible(f"best attempt kept for {entry.student} {assignment} (submitted {entry.time})"))
             return
         graded = self.graded(entry, flight.got)
         if graded is None:
-            self.fail(entry, "not graded (a fault on the grader's side)")
+            self.ungraded.fail(entry, "not graded (a fault on the grader's side)")
             return
         self.release(entry, flight.got, graded, time.monotonic() - flight.started)
         if self.policy.counts == "best":
@@ -370,7 +296,7 @@ class Watcher:
         if stamp != entry.time.strftime(NBGRADER_TIME) or secret != got.secret or "crash" in result["limits_hit"]:
             return None
         cells = result.get("cells", [])
-        return Graded(round(sum(c["score"] for c in cells), 6), round(sum(c["max_score"] for c in cells), 6))
+        return Graded(points_total(c["score"] for c in cells), points_total(c["max_score"] for c in cells))
 
     # what becomes of a submission -----------------------------------------------------------------
     def release(self, entry: Entry, got: Collected, graded: Graded, seconds: float) -> None:
@@ -383,7 +309,7 @@ class Watcher:
         try:
             result = SubmissionResult.load(folder)
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            self.fail(entry, f"{folder / RESULT_FILE}: {exc}")
+            self.ungraded.fail(entry, f"{folder / RESULT_FILE}: {exc}")
             return
         readable = [] if result.status == "unreadable" else [
             n for n in notebooks if (folder / f"{n}.ipynb").is_file()]
@@ -397,11 +323,11 @@ class Watcher:
                     "Submit again with the notebook as you saved it in Jupyter."])
                 self.exchange.release(got.secret, notebook, with_banner(page, note))
         except (FeedbackError, OSError) as exc:
-            self.fail(entry, str(exc))
+            self.ungraded.fail(entry, str(exc))
             return
         self.ledger.write(Record(entry.name, "graded", utcnow().isoformat(), entry.student, entry.assignment,
                                  entry.time.isoformat(), graded.score, graded.max_score))
-        self.failures.pop(entry.name, None)
+        self.ungraded.graded(entry.name)
         # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
         waited = max((utcnow() - entry.time).total_seconds(), 0.0)
         extra = f"; {entry.time_note}" if entry.time_note else ""
@@ -417,80 +343,6 @@ class Watcher:
             return f"Graded attempt {attempt}; {counts}."
         hours = self.policy.window.total_seconds() / 3600
         return f"Graded attempt {attempt}: {self.policy.attempts} graded attempts per {hours:g} hours; {counts}."
-
-    def defer(self, entry: Entry, slot: datetime) -> None:
-        record = self.ledger.last.get(entry.name)
-        if record and record.state == "deferred" and record.until == slot.isoformat():
-            return
-        hours = self.policy.window.total_seconds() / 3600
-        try:
-            secret = self.exchange.secret(entry)
-            page = notice("Submission received: waiting to be graded", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} is kept.",
-                f"You have used your {self.policy.attempts} graded attempts for the last {hours:g} hours; "
-                f"it will be graded at {when(slot)}, and this page will then show its feedback."])
-            for source in self.sources[entry.assignment]:
-                self.exchange.release(secret, source.name, page)
-        except (Uncollectable, OSError) as exc:
-            self.refuse(entry.name, str(exc))
-            return
-        self.ledger.write(Record(entry.name, "deferred", utcnow().isoformat(), entry.student, entry.assignment,
-                                 entry.time.isoformat(), until=slot.isoformat()))
-        self.log(visible(f"deferred {entry.student} {entry.assignment} (submitted {entry.time:%H:%M:%S} UTC): "
-                         f"over {self.policy.attempts} graded attempts per {hours:g} hours, graded at {when(slot)}"))
-
-    def fail(self, entry: Entry, why: str) -> None:
-        """A fault on our side: not an attempt; tried again later."""
-        tries = self.failures[entry.name] = self.failures.get(entry.name, 0) + 1
-        wait = min(RETRY_SECONDS * 2 ** (tries - 1), RETRY_MAX_SECONDS)
-        until = datetime.fromtimestamp(time.time() + wait, UTC).replace(tzinfo=None)
-        try:
-            secret = self.exchange.secret(entry)
-            page = notice("Submission received: grading will be retried", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} could not be graded because of a "
-                "fault on the grader's side (not in your work). It does not count as an attempt.",
-                "It will be graded again in a few seconds; fetch your feedback again then."])
-            for source in self.sources[entry.assignment]:
-                self.exchange.release(secret, source.name, page)
-        except (Uncollectable, OSError):
-            pass  # the notice is a courtesy; the retry is what matters
-        self.ledger.write(Record(entry.name, "failed", utcnow().isoformat(), entry.student, entry.assignment,
-                                 entry.time.isoformat(), until=until.isoformat(), note=why[:300]))
-        self.log(visible(f"NOT GRADED {entry.student} {entry.assignment}: {why}; retried in {wait:g} s"))
-
-    def tell_refused(self, entry: Entry, why: str) -> None:
-        """The student's page says why their submission was not graded, where its secret can still be read (a
-        folder changed after it was submitted, a file that is a link): they can submit again."""
-        try:
-            secret = self.exchange.secret(entry)
-            page = notice("Submission not graded", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} was not graded: "
-                f"{why.removeprefix(entry.name).lstrip(': ')}.",
-                "It does not count as an attempt: submit again with nbgrader (or the Assignments tab)."])
-            for source in self.sources[entry.assignment]:
-                self.exchange.release(secret, source.name, page)
-        except (Uncollectable, OSError):
-            pass  # no usable secret: nowhere to put a page the student could fetch
-
-    def refuse(self, name: str, why: str) -> None:
-        self.refuse_all([self.refusal(name, why)])
-
-    @staticmethod
-    def refusal(name: str, why: str) -> Record:
-        return Record(name, "refused", utcnow().isoformat(), note=why[:300])
-
-    def refuse_all(self, refusals: list[Record]) -> None:
-        """Refusals go to the ledger together (one sync to disk); the log names the first few of a poll and
-        counts the rest."""
-        self.refused_this_poll = len(refusals)
-        if not refusals:
-            return
-        self.ledger.write_many(refusals)
-        for refused in refusals[:REFUSALS_LOGGED]:
-            self.log(visible(f"refused {refused.note}"))
-        if len(refusals) > REFUSALS_LOGGED:
-            self.log(f"refused {len(refusals) - REFUSALS_LOGGED} more entries in {self.exchange.inbound} "
-                     "(each is in the ledger)")
 
     def keep_attempt(self, name: str, student: str, assignment: str) -> None:
         """`counts = "best"`: keep a copy of the collected submission, so the best one can be graded again

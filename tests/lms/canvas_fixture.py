@@ -8,12 +8,12 @@ every request; anything else is recorded as a violation that the tests check is 
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from tests.lms.loopback_server import LoopbackServer
 
 GRADE_KEY = re.compile(r"grade_data\[(\d+)\]\[(posted_grade|text_comment)\]")
 
@@ -37,7 +37,10 @@ class Job:
     state: str = "queued"
 
 
-class FakeCanvas:
+class FakeCanvas(LoopbackServer):
+    METHODS = ("GET", "POST", "PUT")
+    MEDIA_TYPE = "application/json; charset=utf-8"
+
     def __init__(self, token: str, course_id: int, assignments: dict[int, float], users: list[str]) -> None:
         self.token = token
         self.course_id = course_id
@@ -52,20 +55,7 @@ class FakeCanvas:
         self.next_job_fails: list[tuple[bool, int | None]] = []
         self.bulk_fail_after: int | None = None  # accept this many bulk updates, then answer 500 to each
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> FakeCanvas:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__()
 
     def score(self, assignment: int, user: str) -> float | None:
         return self.submissions[(assignment, user)]["score"]
@@ -74,34 +64,6 @@ class FakeCanvas:
         return self.submissions[(assignment, user)]["comments"]
 
     # ---- request handling -------------------------------------------------------------------------
-
-    def _handler(self):
-        canvas = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                pass
-
-            def do_GET(self) -> None:
-                canvas._dispatch(self, "GET")
-
-            def do_POST(self) -> None:
-                canvas._dispatch(self, "POST")
-
-            def do_PUT(self) -> None:
-                canvas._dispatch(self, "PUT")
-
-        return Handler
-
-    def _send(self, handler, status: int, payload, headers: dict[str, str] | None = None) -> None:
-        body = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json; charset=utf-8")
-        handler.send_header("Content-Length", str(len(body)))
-        for key, value in (headers or {}).items():
-            handler.send_header(key, value)
-        handler.end_headers()
-        handler.wfile.write(body)
 
     def _violation(self, handler, message: str) -> None:
         self.violations.append(message)
@@ -116,12 +78,12 @@ class FakeCanvas:
             self.requests.append((method, path))
             if handler.headers.get("Authorization") != f"Bearer {self.token}":
                 self._send(handler, 401, {"errors": [{"message": "Invalid access token."}]},
-                           {"WWW-Authenticate": 'Bearer realm="canvas-lms"'})
+                           headers={"WWW-Authenticate": 'Bearer realm="canvas-lms"'})
                 return
             for fault in self.faults:
                 if fault.times and fault.method == method and re.fullmatch(fault.path, path):
                     fault.times -= 1
-                    self._send(handler, fault.status, fault.body, fault.headers)
+                    self._send(handler, fault.status, fault.body.encode(), headers=fault.headers)
                     return
             self._route(handler, method, path, query, raw)
 
@@ -176,7 +138,7 @@ class FakeCanvas:
         job = Job(len(self.jobs) + 1, {f"{assignment}:{u}": g for u, g in grades.items()}, fail, apply_only)
         self.jobs[job.id] = job
         self._send(handler, 200, {"id": job.id, "workflow_state": "queued", "tag": "submissions_update",
-                                  "url": f"{self.url}/api/v1/progress/{job.id}"})
+                                  "url": f"{self.base}/api/v1/progress/{job.id}"})
 
     def _progress(self, handler, job: Job) -> None:
         if job.state == "queued":  # the job runs between two polls

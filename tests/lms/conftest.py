@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import typing as t
 import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -172,6 +173,14 @@ def run_cli(*argv: str) -> int:
     from autograder.cli import main
 
     return main(list(argv))
+
+
+def dry_run(to: str, service: t.Any, capsys: pytest.CaptureFixture) -> str:
+    """`autograder push HSA --to <to> --dry-run`, which succeeds and sends `service` (a stand-in LMS) nothing;
+    what it printed."""
+    assert run_cli("push", HSA, "--to", to, "--dry-run") == 0
+    assert service.requests == []
+    return capsys.readouterr().out
 
 
 def subprocess_env() -> dict[str, str]:

@@ -21,7 +21,6 @@ import time
 import typing as t
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 import jwt
@@ -32,6 +31,8 @@ from lti1p3platform.request import Request, TRequest
 from lti1p3platform.response import Response, generate_next_link
 from lti1p3platform.score import ActivityProgress, GradeProgress, UpdateScoreStatus
 from lti1p3platform.service_connector import AssignmentsGradesService, TPage
+
+from tests.lms.loopback_server import LoopbackServer
 
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
@@ -127,8 +128,10 @@ class Ags(AssignmentsGradesService):
         return {"content": results, "has_next": False, "next": None}
 
 
-class LoopbackPlatform:
+class LoopbackPlatform(LoopbackServer):
     """An LTI 1.3 platform with one registered tool, served on 127.0.0.1."""
+
+    METHODS = ("GET", "POST", "DELETE")
 
     def __init__(self, platform_private_pem: str, platform_public_pem: str, tool_jwks: dict[str, t.Any],
                  client_id: str = "tool-client-1", issuer: str = "https://platform.test") -> None:
@@ -150,58 +153,16 @@ class LoopbackPlatform:
                              .set_platform_private_key(platform_private_pem)
                              .set_platform_public_key(platform_public_pem)
                              .set_tool_key_set(tool_jwks))
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__()
 
     @property
     def token_url(self) -> str:
         return f"{self.base}/token"
 
-    def __enter__(self) -> LoopbackPlatform:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
     def scores(self, number: str, user: str) -> list[dict[str, t.Any]]:
         return self.store.scores.get((number, user), [])
 
     # ---- HTTP ---------------------------------------------------------------------------------------
-
-    def _handler(self):
-        platform = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                platform._dispatch(self, "GET")
-
-            def do_POST(self) -> None:
-                platform._dispatch(self, "POST")
-
-            def do_DELETE(self) -> None:
-                platform._dispatch(self, "DELETE")
-
-        return Handler
-
-    def _send(self, handler, status: int, payload: t.Any, media_type: str = "application/json",
-              headers: dict[str, str] | None = None) -> None:
-        body = json.dumps(payload).encode()
-        handler.send_response(status)
-        handler.send_header("Content-Type", media_type)
-        handler.send_header("Content-Length", str(len(body)))
-        for key, value in (headers or {}).items():
-            handler.send_header(key, value)
-        handler.end_headers()
-        handler.wfile.write(body)
 
     def _reject(self, handler, message: str, status: int = 400) -> None:
         self.violations.append(message)

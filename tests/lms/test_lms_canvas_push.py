@@ -15,7 +15,7 @@ from autograder.lms import send
 from autograder.lms.gradebook import open_gradebook
 from autograder.lms.identity import Person
 from tests.lms.canvas_fixture import FakeCanvas, Fault
-from tests.lms.conftest import HSA, Course, run_cli
+from tests.lms.conftest import HSA, Course, dry_run, run_cli
 from tests.lms.test_lms_student_text import (
     TERMINAL_HOSTILE,
     add_hostile_students,
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Canvas may respond unexpectedly"
 def canvas(in_course: Course, monkeypatch: pytest.MonkeyPatch):
     with FakeCanvas(TOKEN, 77, {501: 46, 502: 20}, USERS) as fake:
         settings = in_course.root / "lms.toml"
-        settings.write_text(settings.read_text().replace('url = "http://127.0.0.1:9"', f'url = "{fake.url}"')
+        settings.write_text(settings.read_text().replace('url = "http://127.0.0.1:9"', f'url = "{fake.base}"')
                             + "\n[push]\nretries = 3\nbackoff_seconds = 0.01\n")
         monkeypatch.setenv("CANVAS_API_TOKEN", TOKEN)
         yield fake
@@ -125,10 +125,8 @@ def test_failed_job_is_checked_student_by_student(in_course: Course, canvas: Fak
 def test_dry_run_sends_nothing_and_needs_no_token(in_course: Course, canvas: FakeCanvas, monkeypatch,
                                                    capsys) -> None:
     monkeypatch.delenv("CANVAS_API_TOKEN")
-    assert run_cli("push", HSA, "--to", "canvas", "--dry-run") == 0
-    assert canvas.requests == []
-    out = capsys.readouterr().out
-    assert out.startswith(f"Dry run: would send 3 grade(s) for {HSA} to Canvas {canvas.url} course 77, "
+    out = dry_run("canvas", canvas, capsys)
+    assert out.startswith(f"Dry run: would send 3 grade(s) for {HSA} to Canvas {canvas.base} course 77, "
                           "assignment 501. Nothing was sent.")
     lines = out.splitlines()
     assert lines[1].split() == ["student", "LMS", "user", "score", "comment"]
@@ -198,8 +196,7 @@ def test_student_without_canvas_id_stops_the_push(in_course: Course, canvas: Fak
 def test_student_text_is_escaped_on_the_terminal_and_kept_out_of_comments(in_course: Course, canvas: FakeCanvas,
                                                                           capsys) -> None:
     add_hostile_students(in_course)
-    assert run_cli("push", HSA, "--to", "canvas", "--dry-run") == 0
-    dry = capsys.readouterr().out
+    dry = dry_run("canvas", canvas, capsys)
     row = next(line for line in dry.splitlines() if line.startswith("  mal"))
     assert row.count("mal\\x1b[2J") == 2  # the student id and the LMS user id, each escaped
     assert_terminal_safe(dry)

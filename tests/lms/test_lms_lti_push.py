@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from autograder.lms.lti import jwks
-from tests.lms.conftest import HSA, Course, run_cli
+from tests.lms.conftest import HSA, Course, dry_run, run_cli
 from tests.lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
 from tests.lms.test_lms_student_text import (
     add_hostile_students,
@@ -153,9 +153,7 @@ def test_one_refused_student_does_not_stop_the_rest(in_course: Course, platform:
 def test_dry_run_needs_no_key_and_sends_nothing(in_course: Course, platform: LoopbackPlatform, monkeypatch,
                                                 capsys) -> None:
     monkeypatch.delenv("LTI_PRIVATE_KEY")
-    assert run_cli("push", HSA, "--to", "lti", "--dry-run") == 0
-    assert platform.requests == []
-    out = capsys.readouterr().out
+    out = dry_run("lti", platform, capsys)
     assert "Dry run: would send 3 grade(s)" in out and "line item tagged 'hidden_state_activation'" in out
     assert "lti-bob" in out
 

@@ -13,11 +13,11 @@ import re
 
 import pytest
 
+from autograder.lms.format_names import FORMAT_NAMES
 from autograder.lms.identity import Person, save_people
 from autograder.lms.table import FORMULA_START
 from tests.lms.conftest import HSA, RUE, Course, run_cli
 
-FORMATS = ["canvas", "moodle", "blackboard", "brightspace", "csv"]
 # For the terminal and the LMS comments: screen clear, CR, a right-to-left override, rich markup, HTML.
 TERMINAL_HOSTILE = "mal\x1b[2J\rALL SENT\u202e[red]x<script>alert(1)</script>"
 TERMINAL_SHOWN = "mal\\x1b[2J\\rALL SENT\\u202e[red]x<script>alert(1)</script>"
@@ -67,7 +67,7 @@ def assert_no_formula(text: str) -> None:
 
 
 @pytest.mark.parametrize("char", TRIGGERS)
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_names_and_sections_are_neutralised_in_every_format(in_course: Course, fmt: str, char: str) -> None:
     fields = hostile(char)
     store(in_course, Person(id="ada", **fields))
@@ -103,7 +103,7 @@ def test_breakdown_neutralises_ids_and_emails_no_lms_matches_on(in_course: Cours
     assert emails.count(as_written(f"{char}bob")) == 2
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_control_characters_are_written_out_in_every_format_spaces_are_kept(in_course: Course, fmt: str) -> None:
     # A screen clear, a CR that overwrites the line, a right-to-left override, a line separator: raw in the
     # file, `cat exports/x.csv` ran them. An ideographic space is text (a Japanese name).

@@ -1,0 +1,104 @@
+"""What becomes of a submission the watcher does not grade now, in the ledger, the log and on the student's
+feedback page: deferred (over the policy's attempts: graded when a slot frees), failed (a fault on our side:
+not an attempt, retried later, each time after longer) or refused (never graded: the student submits again).
+"""
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from autograder.grading.model import SourceNotebook
+from autograder.terminal import visible
+from autograder.watch.exchange import Entry, Exchange, Uncollectable
+from autograder.watch.ledger import Ledger, Record, utcnow
+from autograder.watch.pages import notice, when
+from autograder.watch.policy import Policy
+
+# A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
+# after this long, then twice as long each time, up to the maximum.
+RETRY_SECONDS = 5.0
+RETRY_MAX_SECONDS = 300.0
+# Refusals named one by one in the log per poll; the rest are counted in one line (all are in the ledger).
+REFUSALS_LOGGED = 20
+
+
+def refusal(name: str, why: str) -> Record:
+    return Record(name, "refused", utcnow().isoformat(), note=why[:300])
+
+
+class Ungraded:
+    def __init__(self, exchange: Exchange, ledger: Ledger, policy: Policy, sources: dict[str, list[SourceNotebook]],
+                 log: Callable[[str], None]) -> None:
+        self.exchange, self.ledger, self.policy, self.sources, self.log = exchange, ledger, policy, sources, log
+        self.failures: dict[str, int] = {}  # faults on our side so far, by submission
+        self.refused_this_poll = 0
+
+    def defer(self, entry: Entry, slot: datetime) -> None:
+        record = self.ledger.last.get(entry.name)
+        if record and record.state == "deferred" and record.until == slot.isoformat():
+            return
+        hours = self.policy.window.total_seconds() / 3600
+        try:
+            self.tell(entry, self.exchange.secret(entry), notice("Submission received: waiting to be graded", [
+                f"Your submission of {entry.assignment} at {when(entry.time)} is kept.",
+                f"You have used your {self.policy.attempts} graded attempts for the last {hours:g} hours; "
+                f"it will be graded at {when(slot)}, and this page will then show its feedback."]))
+        except (Uncollectable, OSError) as exc:
+            self.refuse(entry.name, str(exc))
+            return
+        self.ledger.write(Record(entry.name, "deferred", utcnow().isoformat(), entry.student, entry.assignment,
+                                 entry.time.isoformat(), until=slot.isoformat()))
+        self.log(visible(f"deferred {entry.student} {entry.assignment} (submitted {entry.time:%H:%M:%S} UTC): "
+                         f"over {self.policy.attempts} graded attempts per {hours:g} hours, graded at {when(slot)}"))
+
+    def fail(self, entry: Entry, why: str) -> None:
+        """A fault on our side: not an attempt; tried again later."""
+        tries = self.failures[entry.name] = self.failures.get(entry.name, 0) + 1
+        wait = min(RETRY_SECONDS * 2 ** (tries - 1), RETRY_MAX_SECONDS)
+        until = datetime.fromtimestamp(time.time() + wait, UTC).replace(tzinfo=None)
+        try:
+            self.tell(entry, self.exchange.secret(entry), notice("Submission received: grading will be retried", [
+                f"Your submission of {entry.assignment} at {when(entry.time)} could not be graded because of a "
+                "fault on the grader's side (not in your work). It does not count as an attempt.",
+                "It will be graded again in a few seconds; fetch your feedback again then."]))
+        except (Uncollectable, OSError):
+            pass  # the notice is a courtesy; the retry is what matters
+        self.ledger.write(Record(entry.name, "failed", utcnow().isoformat(), entry.student, entry.assignment,
+                                 entry.time.isoformat(), until=until.isoformat(), note=why[:300]))
+        self.log(visible(f"NOT GRADED {entry.student} {entry.assignment}: {why}; retried in {wait:g} s"))
+
+    def graded(self, name: str) -> None:
+        """`name` is graded at last: a later fault of it starts its retries afresh."""
+        self.failures.pop(name, None)
+
+    def tell_refused(self, entry: Entry, why: str) -> None:
+        """The student's page says why their submission was not graded, where its secret can still be read (a
+        folder changed after it was submitted, a file that is a link): they can submit again."""
+        try:
+            self.tell(entry, self.exchange.secret(entry), notice("Submission not graded", [
+                f"Your submission of {entry.assignment} at {when(entry.time)} was not graded: "
+                f"{why.removeprefix(entry.name).lstrip(': ')}.",
+                "It does not count as an attempt: submit again with nbgrader (or the Assignments tab)."]))
+        except (Uncollectable, OSError):
+            pass  # no usable secret: nowhere to put a page the student could fetch
+
+    def tell(self, entry: Entry, secret: str, page: bytes) -> None:
+        """`page` as the feedback of every notebook of the assignment, where the student fetches it."""
+        for source in self.sources[entry.assignment]:
+            self.exchange.release(secret, source.name, page)
+
+    def refuse(self, name: str, why: str) -> None:
+        self.refuse_all([refusal(name, why)])
+
+    def refuse_all(self, refusals: list[Record]) -> None:
+        """Refusals go to the ledger together (one sync to disk); the log names the first few of a poll and
+        counts the rest."""
+        self.refused_this_poll = len(refusals)
+        if not refusals:
+            return
+        self.ledger.write_many(refusals)
+        for refused in refusals[:REFUSALS_LOGGED]:
+            self.log(visible(f"refused {refused.note}"))
+        if len(refusals) > REFUSALS_LOGGED:
+            self.log(f"refused {len(refusals) - REFUSALS_LOGGED} more entries in {self.exchange.inbound} "
+                     "(each is in the ledger)")
