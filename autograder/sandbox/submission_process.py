@@ -9,10 +9,10 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autograder.sandbox import wire
 from autograder.sandbox.limits import Limits
@@ -40,6 +40,17 @@ class Child:
     held: frozenset[int] = frozenset()
 
 
+class Answering(Protocol):
+    """What answers the calls of the student's functions replaced while a request runs (judging an exercise on
+    its own: `grading.alone` hands in `dependencies.Answers`); the only grading object this module calls."""
+
+    def function(self, name: str) -> Any:
+        """A function that crossed the wire by name, as the answers' arguments need it."""
+
+    def answer(self, name: str, args: tuple, kwargs: dict) -> Any:
+        """The value the replaced function `name` gives for these arguments; LookupError if none."""
+
+
 class Sandbox:
     """One submission's process. Every request is sent when it is asked for and has a deadline; past it
     the code is interrupted, then killed; once killed, every later request raises SandboxDied.
@@ -48,10 +59,10 @@ class Sandbox:
     def __init__(self, zygote: "Zygote", child: Child) -> None:
         self.zygote, self.sock, self.pid, self.pidfd = zygote, child.sock, child.pid, child.pidfd
         self.limits = limits = child.limits
-        # Judging an exercise on its own (`autograder.dependencies`): these functions of the student's are
-        # replaced while each request runs, and `answers` answers their calls (only ever call by call).
+        # Judging an exercise on its own (`standing_in`): these functions of the student's are replaced
+        # while each request runs, and `answers` answers their calls (only ever call by call).
         self.replace: list[str] = []
-        self.answers: Any = None
+        self.answers: Answering | None = None
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
@@ -183,6 +194,16 @@ class Sandbox:
         if timeout <= 0:
             raise StudentError(NOT_CALLED.format(name=name))
         return self._send_call(name, request, timeout)
+
+    @contextmanager
+    def standing_in(self, names: list[str], answers: Answering) -> Iterator[None]:
+        """Within it, the student's functions `names` are replaced in every request, their calls answered by
+        `answers`: the one way grading reaches into this process to judge an exercise on its own."""
+        self.replace, self.answers = names, answers
+        try:
+            yield
+        finally:
+            self.replace = []
 
     def _replacing(self, request: Request) -> Request:
         """`request`, with the functions being replaced while it runs (`replace`) named in it."""
