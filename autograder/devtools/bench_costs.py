@@ -8,8 +8,8 @@ trusted self-check switched off, with judging exercises on their own switched of
 alternated so that whatever else the host does falls on every variant alike; medians are printed.
 
 The variants exist only here, for this measurement: each hands `grade_submission` its stages with the ones
-it leaves out switched off (`grading.submission.Stages`). Nothing here is a grade: the figures say what the stages cost,
-not what they decide.
+it leaves out switched off (`grading.submission.Stages`). Nothing here is a grade: the figures say what the
+stages cost, not what they decide.
 """
 
 import argparse

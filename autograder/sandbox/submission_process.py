@@ -61,8 +61,8 @@ class Sandbox:
         self.limits = limits = child.limits
         # Judging an exercise on its own (`standing_in`): these functions of the student's are replaced
         # while each request runs, and `answers` answers their calls (only ever call by call).
-        self.replace: list[str] = []
-        self.answers: Answering | None = None
+        self._replace: list[str] = []
+        self._answers: Answering | None = None
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
@@ -116,7 +116,7 @@ class Sandbox:
 
     def _reply(self, timeout: float) -> tuple[dict, list[bytes]]:
         """The next reply in order, with the interrupt-then-kill escalation when it does not come. Calls
-        of replaced functions that come first (see `answers`) are answered on the way, on the same time."""
+        of replaced functions that come first (see `standing_in`) are answered on the way, on the same time."""
         if self.dead:
             raise self.dead
         end = time.monotonic() + max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
@@ -134,7 +134,7 @@ class Sandbox:
                 if not self._pump(FRAME_SECONDS, whole=True):
                     raise TimeoutError("a reply stopped half way")
                 header, buffers = self.reader.take()
-                if "callback" not in header or self.answers is None:
+                if "callback" not in header or self._answers is None:
                     return header, buffers
                 self._answer(header, buffers)
         except (EOFError, BrokenPipeError, ConnectionResetError):
@@ -152,8 +152,8 @@ class Sandbox:
         """A replaced function's call, from the student's code: answered from `answers`, or refused."""
         name = str(header.get("callback"))
         try:
-            args, kwargs = wire.decode(header.get("args"), buffers, self.answers.function)
-            tree, out = wire.encode(self.answers.answer(name, tuple(args), dict(kwargs)), strict=True)
+            args, kwargs = wire.decode(header.get("args"), buffers, self._answers.function)
+            tree, out = wire.encode(self._answers.answer(name, tuple(args), dict(kwargs)), strict=True)
             reply = wire.pack({"value": tree}, out)
         except (LookupError, wire.WireError, TypeError, ValueError) as exc:
             reply = wire.pack({"error": str(exc)[:1000]})
@@ -199,16 +199,16 @@ class Sandbox:
     def standing_in(self, names: list[str], answers: Answering) -> Iterator[None]:
         """Within it, the student's functions `names` are replaced in every request, their calls answered by
         `answers`: the one way grading reaches into this process to judge an exercise on its own."""
-        self.replace, self.answers = names, answers
+        self._replace, self._answers = names, answers
         try:
             yield
         finally:
-            self.replace = []
+            self._replace = []
 
     def _replacing(self, request: Request) -> Request:
-        """`request`, with the functions being replaced while it runs (`replace`) named in it."""
-        if self.replace:
-            request.header["replace"] = self.replace
+        """`request`, with the functions being replaced while it runs (`standing_in`) named in it."""
+        if self._replace:
+            request.header["replace"] = self._replace
         return request
 
     def _send_call(self, name: str, request: Request, timeout: float) -> tuple[Any, list, list]:
