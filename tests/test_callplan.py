@@ -20,7 +20,7 @@ from autograder.devtools.repo import new_course
 from autograder.graders.exercise import exercises
 from autograder.grading import instructor, prepare
 from autograder.grading.callplan import _recorded
-from autograder.grading.submission import grade_submission
+from autograder.grading.submission import Stages, grade_submission
 from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import ASSIGNMENTS, CATALOGUED
@@ -77,7 +77,7 @@ def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
     regraded_correct, differ, correct = [], [], 0
     for student, (kind, job) in jobs(tmp_path / "course", assignment).items():
         planned = grade_submission(job, zygote)
-        asked = grade_submission(job, zygote, plan=False)
+        asked = grade_submission(job, zygote, Stages(plan=False))
         if comparable(planned) != comparable(asked):
             differ.append(student)
         correct += kind == "correct"

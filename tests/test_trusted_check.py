@@ -15,7 +15,7 @@ from autograder.course.settings import read_course
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
 from autograder.devtools.repo import ROOT, new_course
 from autograder.grading import instructor, prepare
-from autograder.grading.notebook_run import check_plan
+from autograder.grading.self_check_stage import TrustedSelfCheck
 from autograder.grading.submission import grade_submission
 from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
@@ -160,7 +160,8 @@ def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planne
     writer.close()
     job = prepare.prepare(settings, sources, modules, assignment, "solution", preload).job
     cells = [c for nb in job.notebooks for c in nb.cells if c.kind == "test"]
-    assert cells and all(check_plan(job, cell) for cell in cells)  # a lambda in a check would drop it
+    self_check = TrustedSelfCheck(job)
+    assert cells and all(self_check.planned_calls(cell) for cell in cells)  # a lambda in a check would drop it
     outcome = grade_submission(job, zygote)
     assert outcome.regraded == 0 and outcome.result.score == outcome.result.max_score
 

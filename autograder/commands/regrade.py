@@ -85,14 +85,16 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.prepare import AssemblyError
     from autograder.grading.scheduler import grade_class, start_class
+    from autograder.grading.score_policy import AS_GRADED, ScorePolicy
+    from autograder.grading.writer import GradebookWriter
     from autograder.regrade import audit, diff, snapshot
-    from autograder.regrade.policy import NoDecrease, PolicyWriter
+    from autograder.regrade.policy import NoDecrease
     from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.terminal import visible
 
     assignment = args.assignment
     try:
-        writer = PolicyWriter(grading.db_url, grading.course_id, config=grading.coursedir.config)
+        writer = GradebookWriter(grading.db_url, grading.course_id, config=grading.coursedir.config)
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     try:
@@ -111,18 +113,20 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
         versions_before = Counter(latest[s].run.version if s in latest else None for s in students)
         checks_before = snapshot.results(lambda s: settings.path("autograded", s, assignment), students)
         points = {name: p for source in sources for name, p in source.grade_cells.items()}
+        no_decrease: NoDecrease | None = None
         if args.no_decrease:
             notebook_of = {name: source.name for source in sources for name in source.grade_cells}
             graded = snapshot.graded_notebooks(lambda s: settings.path("autograded", s, assignment), students,
                                                [source.name for source in sources])
-            writer.policy = NoDecrease(before, points, notebook_of, graded)
+            no_decrease = NoDecrease(before, points, notebook_of, graded)
+        policy: ScorePolicy = no_decrease or AS_GRADED
         options = audit.options_text("--no-decrease" if args.no_decrease else "", students=args.student)
         writer.audit = audit.trail("regrade", settings, [assignment], options)
         run = start_class(grading, assignment, sources, students, True, args.jobs, hide, pool)
         run.checked.result()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=Console(stderr=True, highlight=False), transient=False) as progress:
-            summary = grade_class(run, writer, progress)
+            summary = grade_class(run, writer, progress, policy=policy)
         after = snapshot.read(writer.db.rows, assignment)
         checks_after = snapshot.results(lambda s: grading.path("autograded", s, assignment), students)
     except (AssignmentError, AssemblyError, GradebookError, SandboxError) as exc:
@@ -130,8 +134,8 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     finally:
         writer.close()
     order = [name for source in sources for name in source.grade_cells]
-    kept = writer.policy.kept if writer.policy else {}
-    replaced = writer.policy.changed if writer.policy else {}
+    kept = no_decrease.kept if no_decrease else {}
+    replaced = no_decrease.changed if no_decrease else {}
     changes = diff.compare(before, after, checks_before, checks_after, students, kept, order, replaced)
     return Regraded(changes, summary, writer.audit.versions[assignment], versions_before)
 

@@ -7,8 +7,9 @@ every student's process, split into user and kernel time, with their page faults
 trusted self-check switched off, with judging exercises on their own switched off, and with both, rounds
 alternated so that whatever else the host does falls on every variant alike; medians are printed.
 
-The switches exist only here, for this measurement: they replace the stage's function in this process, as a
-profiler would. Nothing here is a grade: the figures say what the stages cost, not what they decide.
+The variants exist only here, for this measurement: each hands `grade_submission` its stages with the ones
+it leaves out switched off (`grading.submission.Stages`). Nothing here is a grade: the figures say what the
+stages cost, not what they decide.
 """
 
 import argparse
@@ -17,14 +18,17 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.devtools.bench import build, process_tree
 from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments
+
+if TYPE_CHECKING:
+    from autograder.grading.submission import Stages
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -70,23 +74,12 @@ class Costs:
 VARIANTS = ("as graded", "no trusted self-check", "no judging alone", "neither")
 
 
-@contextmanager
-def switched_off(variant: str) -> Iterator[None]:
-    """The stages `variant` leaves out, replaced for the duration."""
-    import autograder.grading.callplan as callplan
-    import autograder.grading.submission as submission
+def stages_for(variant: str) -> "Stages":
+    """The stages `variant` leaves out, switched off."""
+    from autograder.grading.submission import Stages  # after main has set the environment NumPy reads
 
-    saved = submission.judge_alone, callplan.planned_check_calls
-    if variant in ("no trusted self-check", "neither"):
-        # No plan for a check is what makes the engine leave it to the sandbox's run (`_trusted_check`), and
-        # keeps its calls out of the requests sent ahead (`notebook_requests`).
-        callplan.planned_check_calls = lambda *args, **kwargs: None
-    if variant in ("no judging alone", "neither"):
-        submission.judge_alone = lambda *args, **kwargs: []
-    try:
-        yield
-    finally:
-        submission.judge_alone, callplan.planned_check_calls = saved
+    return Stages(self_check=variant not in ("no trusted self-check", "neither"),
+                  judge_alone=variant not in ("no judging alone", "neither"))
 
 
 def measure(grade: Callable[[], None], count: int) -> Costs:
@@ -130,8 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             for round_ in range(args.rounds):
                 order = VARIANTS if round_ % 2 == 0 else tuple(reversed(VARIANTS))
                 for variant in order:
-                    with switched_off(variant):
-                        costs = measure(lambda: [grade_submission(job, zygote) for job in jobs], len(jobs))
+                    stages = stages_for(variant)
+                    costs = measure(lambda s=stages: [grade_submission(job, zygote, s) for job in jobs], len(jobs))
                     results[variant].append(costs)
                     print(f"  round {round_ + 1} {variant:>22}: {costs.total_ms:5.1f} ms", flush=True)
     print()

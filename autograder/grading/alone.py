@@ -16,6 +16,7 @@ from typing import Any
 from autograder.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
 from autograder.grading.notebook_run import run_one_cell
+from autograder.grading.self_check_stage import TrustedSelfCheck
 from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
@@ -30,7 +31,7 @@ def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
     notebook, still open, if it hit no limit."""
     judged, graded = [], []
     tests = [(index, cell) for index, cell in enumerate(notebook.cells) if cell.kind == "test"]
-    rescue = _Rescue(job, notebook, zygote, deadline, finished)
+    rescue = _Rescue(job, notebook, zygote, deadline, finished, run.self_check)
     try:
         for position, (index, cell) in enumerate(tests):
             result: CellResult = run.cells[position]
@@ -54,8 +55,10 @@ class _Rescue:
     sandboxed process that walks the notebook's code cells in order, started on the first cell to judge that
     needs it; started again from the top after a cell that ended it or ran out of its time."""
 
-    def __init__(self, job: Any, notebook: Any, zygote: Any, deadline: float, finished: Sandbox | None) -> None:
+    def __init__(self, job: Any, notebook: Any, zygote: Any, deadline: float, finished: Sandbox | None,
+                 self_check: TrustedSelfCheck) -> None:
         self.job, self.notebook, self.zygote, self.deadline = job, notebook, zygote, deadline
+        self.self_check = self_check  # the notebook run's: each cell judged gets a fresh one of its kind
         self.finished = finished
         self.sources = [cell.source if cell.kind != "skip" else None for cell in notebook.cells]
         self.sandbox: Sandbox | None = None
@@ -93,12 +96,9 @@ class _Rescue:
 
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
-        sandbox.replace, sandbox.answers = broken, Answers(cell.assignment, TrustedChecks(self.job.modules))
         cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
-        try:
-            return run_one_cell(self.job, cell, sandbox, cell_deadline, count)
-        finally:
-            sandbox.replace = []
+        with sandbox.standing_in(broken, Answers(cell.assignment, TrustedChecks(self.job.modules))):
+            return run_one_cell(self.job, cell, sandbox, cell_deadline, count, self.self_check.fresh())
 
     def _at(self, index: int) -> Sandbox:
         """The process, having run every code cell above `index` (the functions as the student left them)."""

@@ -11,7 +11,7 @@ self-check run on the trusted side (`autograder.grading.trustedcheck`), recorded
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograder.graders.exercise import exercises, reference_function, run_exercise
 from autograder.graders.exercise import reference as graders_reference
@@ -20,6 +20,9 @@ from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.planned import PlannedCall, planned_call
 from autograder.sandbox.request_builders import Request, cell_request, modules_request
 from autograder.student import InProcessStudent
+
+if TYPE_CHECKING:  # the stage asks this module for the checks' plans: it imports this one, never the reverse
+    from autograder.grading.self_check_stage import TrustedSelfCheck
 
 
 class _Recorder:
@@ -81,9 +84,9 @@ def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assi
     return tuple(recorder.calls)
 
 
-def notebook_requests(job: Job, notebook: NotebookJob) -> list[Request]:
+def notebook_requests(job: Job, notebook: NotebookJob, self_check: "TrustedSelfCheck") -> list[Request]:
     """Every request grading this notebook makes when the answers are right, in order: what a
-    `PlannedSandbox` is sent ahead."""
+    `PlannedSandbox` is sent ahead. `self_check` says which calls the trusted self-checks make."""
     requests = [modules_request(job.modules)]
     for cell in notebook.cells:
         if cell.kind == "skip":
@@ -94,7 +97,7 @@ def notebook_requests(job: Job, notebook: NotebookJob) -> list[Request]:
             continue
         calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
         # The trusted self-check's calls: right after the cell, as in the kernel.
-        checks = planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id) or ()
+        checks = self_check.planned_calls(cell) or ()
         requests += [*calls, run, *checks] if cell.graders_first else [run, *checks, *calls]
     return requests
 

@@ -1,6 +1,6 @@
 """A notebook's cells run in a submission's sandbox, in order, and each test cell scored as nbgrader scores
-it: the hidden graders called (`graders.exercise`), the visible self-check run again here (`trustedcheck`).
-`grading.submission` runs it per notebook; `grading.alone` runs one cell again, on its own.
+it: the hidden graders called (`graders.exercise`), the visible self-check run again here (`self_check_stage`).
+`grading.sandbox_run` runs it per notebook; `grading.alone` runs one cell again, on its own.
 """
 
 import time
@@ -10,8 +10,8 @@ from typing import Any
 from autograder.graders.exercise import run_exercise
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
-from autograder.grading.trustedcheck import TrustedChecks, Verdict, parse
-from autograder.sandbox.planned import PlannedCall
+from autograder.grading.self_check_stage import TrustedSelfCheck
+from autograder.grading.trustedcheck import Verdict
 from autograder.sandbox.sandbox_errors import SandboxDied
 from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.submission_process import Sandbox
@@ -22,25 +22,16 @@ from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 class NotebookRun:
     """What running a notebook's cells gave: each cell's outputs, the test cells' results, notes."""
 
-    checks: TrustedChecks  # the instructor's modules, loaded for this run's trusted self-checks
+    self_check: TrustedSelfCheck  # this run's trusted self-checks, the instructor's modules loaded for it
     outputs: list[list[dict[str, Any]]] = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-def check_plan(job: Job, cell: CellJob) -> tuple[PlannedCall, ...] | None:
-    """The planned calls of the test cell's self-check run on the trusted side; None when it is not run there
-    (see `callplan.planned_check_calls`): then the sandbox's run of it alone decides, as before."""
-    from autograder.grading.callplan import planned_check_calls  # see `_open`
-
-    if cell.kind != "test" or cell.exercise is None:
-        return None
-    return planned_check_calls(cell.source, tuple(job.modules.items()), cell.assignment, cell.grade_id)
-
-
-def run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float) -> NotebookRun:
+def run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
+                 self_check: TrustedSelfCheck) -> NotebookRun:
     """Every cell of the notebook in order, in `sandbox`, each test cell scored, until `deadline`."""
-    run = NotebookRun(TrustedChecks(job.modules))
+    run = NotebookRun(self_check)
     count = 0
     stopped = False  # the note saying where the run stopped is made once, at the first cell not run
     try:
@@ -70,10 +61,10 @@ def run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: fl
     return run
 
 
-def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int
-                 ) -> tuple[CellResult | None, list[dict[str, Any]]]:
-    """One cell run as `_run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    run = NotebookRun(TrustedChecks(job.modules))
+def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int,
+                 self_check: TrustedSelfCheck) -> tuple[CellResult | None, list[dict[str, Any]]]:
+    """One cell run as `run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
+    run = NotebookRun(self_check)
     _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return (run.cells[0] if run.cells else None), run.outputs[0]
 
@@ -106,16 +97,14 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         if reply["result"] is not None and not reply["error"]:
             cell_out.append(_result(reply["result"], count))
         return
-    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, job, count,
-                                      run.checks, early))
+    run.cells.append(_grade_test_cell(cell, reply, cell_out, sandbox, cell_deadline, count, run.self_check, early))
 
 
 def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbox, cell_deadline: float,
-                     job: Job, count: int, checks: TrustedChecks,
-                     exercise: Any = None) -> CellResult:
+                     count: int, self_check: TrustedSelfCheck, exercise: Any = None) -> CellResult:
     # Run on the trusted side whatever the sandbox's run said: its calls were sent ahead, and calls passed
     # over in a cell that hit a limit (a check that hung) would make the notebook regrade.
-    verdict = _trusted_check(job, cell, sandbox, cell_deadline, checks)
+    verdict = self_check.verdict(cell, sandbox, cell_deadline)
     if reply["error"]:  # the student's run of the check failed: that error is the one shown
         error = reply["error"]
         return CellResult(cell.grade_id, cell.points, 0.0, f"{error['ename']}: {error['evalue']}"[:2000], exercise)
@@ -144,15 +133,6 @@ def _grade_test_cell(cell: CellJob, reply: dict, cell_out: list, sandbox: Sandbo
     if not sandbox.dead:
         cell_out.append(_result(repr(score), count))
     return CellResult(cell.grade_id, cell.points, score, problem, exercise)
-
-
-def _trusted_check(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float,
-                   checks: TrustedChecks) -> Verdict | None:
-    plan = check_plan(job, cell)
-    if plan is None:
-        return None
-    student = SandboxedStudent(sandbox, cell_deadline, cell.grade_id, checks.functions)
-    return checks.run(parse(cell.source), student)
 
 
 def _trusted_failure(verdict: Verdict, cell_out: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from autograder.course.settings import CourseSettings
 from autograder.grading.autograded import InstructorFiles, stage_autograded, swap_in, with_outputs
 from autograder.grading.model import Outcome
 from autograder.grading.prepare import Prepared
+from autograder.grading.score_policy import AS_GRADED, ScorePolicy
 
 if TYPE_CHECKING:  # the writer loads after the workers have started (see `grading.startup`)
     from autograder.grading.writer import GradebookWriter
@@ -66,15 +67,19 @@ class Batch:
         self.students.clear()
 
 
-def record(batch: Batch, settings: CourseSettings, assignment: str, prepared: Prepared, outcome: Outcome) -> None:
-    """Stage one outcome in the batch: the student's gradebook rows and their autograded folder."""
+def record(batch: Batch, settings: CourseSettings, assignment: str, prepared: Prepared, outcome: Outcome,
+           policy: ScorePolicy = AS_GRADED) -> None:
+    """Stage one outcome in the batch: the student's gradebook rows and their autograded folder, with the
+    scores `policy` leaves (it acts before the writer, so the late penalty and the result file hold them too)."""
     result = outcome.result
     result.ignored = list(prepared.ignored)
     executed = {name: with_outputs(nb, outcome.outputs.get(name, [])) for name, nb in prepared.notebooks.items()}
     if prepared.student in batch.students:  # one student's rows (queried by id) are never staged twice
         batch.commit()
     try:
-        batch.writer.add(outcome, prepared.timestamp, {name: nb["cells"] for name, nb in executed.items()})
+        cells = {name: nb["cells"] for name, nb in executed.items()}
+        policy.apply(result, cells)
+        batch.writer.add(outcome, prepared.timestamp, cells)
         dest = settings.path("autograded", prepared.student, assignment)
         if batch.instructor is None or batch.instructor.source != settings.path("source", ".", assignment):
             batch.instructor = InstructorFiles(settings.path("source", ".", assignment),

@@ -21,6 +21,7 @@ from autograder.grading.model import Outcome, SourceNotebook, SubmissionResult
 from autograder.grading.pool import sandbox_ready, start_pool, work
 from autograder.grading.prepare import Prepared, prepare, unreadable_outcome
 from autograder.grading.recording import Batch, record
+from autograder.grading.score_policy import AS_GRADED, ScorePolicy
 
 if TYPE_CHECKING:  # the gradebook writer loads once the workers have started (see `grading.startup`)
     from autograder.grading.writer import GradebookWriter
@@ -166,9 +167,11 @@ def start_class(settings: CourseSettings, assignment: str, sources: list[SourceN
     return run
 
 
-def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, keep_pool: bool = False) -> Summary:
-    """Grade the rest of `run` and record every outcome; the run's pool is shut down at the end, unless
-    `keep_pool` (the watcher grades with one pool for its lifetime: `run.pool`, a new one if a worker died)."""
+def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, keep_pool: bool = False,
+                policy: ScorePolicy = AS_GRADED) -> Summary:
+    """Grade the rest of `run` and record every outcome, its scores as `policy` leaves them; the run's pool is
+    shut down at the end, unless `keep_pool` (the watcher grades with one pool for its lifetime: `run.pool`, a
+    new one if a worker died)."""
     settings, assignment, sources, summary = run.settings, run.assignment, run.sources, run.summary
     gc.freeze()  # nbgrader and the rest loaded so far stay: the collector need not walk them
     run.checked.result()  # an error in the graders' points stops grading before anything is written
@@ -177,7 +180,7 @@ def grade_class(run: ClassRun, writer: "GradebookWriter", progress: Any = None, 
     batch = Batch(writer)
 
     def finish(prepared: Prepared, outcome: Outcome) -> None:
-        record(batch, settings, assignment, prepared, outcome)
+        record(batch, settings, assignment, prepared, outcome, policy)
         summary.count(outcome)
         if batch.due():
             batch.commit()

@@ -9,7 +9,8 @@ per-cell maximum of the two would be a score neither earned: the new grading the
 notebook's cells, and the policy says so for that student. So does a notebook with no executed copy to
 compare with (nothing says what was graded).
 
-The policy acts on each graded submission before the gradebook writer records it, so the gradebook, the late
+The policy is a stage of recording (`grading.score_policy.ScorePolicy`, handed to `scheduler.grade_class`): it
+acts on each graded submission before the gradebook writer records it, so the gradebook, the late
 penalty computed on its score and the result file all hold the kept score. The executed notebook (and the
 feedback made from it) shows what the graders say now. Cells no grader scores (answers graded by hand)
 follow nbgrader's own rule.
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from autograder.grading.model import CellResult, SubmissionResult
-from autograder.grading.writer import GradebookWriter
 from autograder.notebook import content_checksum
 from autograder.regrade.snapshot import Snapshot
 
@@ -32,6 +32,8 @@ class Kept:
 
 
 class NoDecrease:
+    """A `ScorePolicy`: the higher of each cell's score before and now, in the notebooks graded before."""
+
     def __init__(self, before: Snapshot, points: dict[str, float], notebook_of: dict[str, str],
                  graded: dict[str, dict[str, str]]) -> None:
         """`before`: the gradebook before the regrade; `points`: each grade cell's points, by id;
@@ -69,13 +71,3 @@ class NoDecrease:
                 self.kept.setdefault(result.student, []).append(Kept(name, cell.score, old))
                 cell.score = old
 
-
-class PolicyWriter(GradebookWriter):
-    """The gradebook writer, with an optional policy applied to each submission before it is recorded."""
-
-    policy: NoDecrease | None = None
-
-    def add(self, outcome: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
-        if self.policy is not None:
-            self.policy.apply(outcome.result, cells)
-        super().add(outcome, timestamp, cells)

@@ -9,10 +9,10 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autograder.sandbox import wire
 from autograder.sandbox.limits import Limits
@@ -40,6 +40,17 @@ class Child:
     held: frozenset[int] = frozenset()
 
 
+class Answering(Protocol):
+    """What answers the calls of the student's functions replaced while a request runs (judging an exercise on
+    its own: `grading.alone` hands in `dependencies.Answers`); the only grading object this module calls."""
+
+    def function(self, name: str) -> Any:
+        """A function that crossed the wire by name, as the answers' arguments need it."""
+
+    def answer(self, name: str, args: tuple, kwargs: dict) -> Any:
+        """The value the replaced function `name` gives for these arguments; LookupError if none."""
+
+
 class Sandbox:
     """One submission's process. Every request is sent when it is asked for and has a deadline; past it
     the code is interrupted, then killed; once killed, every later request raises SandboxDied.
@@ -48,10 +59,10 @@ class Sandbox:
     def __init__(self, zygote: "Zygote", child: Child) -> None:
         self.zygote, self.sock, self.pid, self.pidfd = zygote, child.sock, child.pid, child.pidfd
         self.limits = limits = child.limits
-        # Judging an exercise on its own (`autograder.dependencies`): these functions of the student's are
-        # replaced while each request runs, and `answers` answers their calls (only ever call by call).
-        self.replace: list[str] = []
-        self.answers: Any = None
+        # Judging an exercise on its own (`standing_in`): these functions of the student's are replaced
+        # while each request runs, and `answers` answers their calls (only ever call by call).
+        self._replace: list[str] = []
+        self._answers: Answering | None = None
         self.dead: SandboxDied | None = None
         self.limits_hit: set[str] = set()
         self.exit: dict[str, Any] | None = None
@@ -105,7 +116,7 @@ class Sandbox:
 
     def _reply(self, timeout: float) -> tuple[dict, list[bytes]]:
         """The next reply in order, with the interrupt-then-kill escalation when it does not come. Calls
-        of replaced functions that come first (see `answers`) are answered on the way, on the same time."""
+        of replaced functions that come first (see `standing_in`) are answered on the way, on the same time."""
         if self.dead:
             raise self.dead
         end = time.monotonic() + max(timeout, 1.0)  # a request always gets a moment, even at the end of a budget
@@ -123,7 +134,7 @@ class Sandbox:
                 if not self._pump(FRAME_SECONDS, whole=True):
                     raise TimeoutError("a reply stopped half way")
                 header, buffers = self.reader.take()
-                if "callback" not in header or self.answers is None:
+                if "callback" not in header or self._answers is None:
                     return header, buffers
                 self._answer(header, buffers)
         except (EOFError, BrokenPipeError, ConnectionResetError):
@@ -141,8 +152,8 @@ class Sandbox:
         """A replaced function's call, from the student's code: answered from `answers`, or refused."""
         name = str(header.get("callback"))
         try:
-            args, kwargs = wire.decode(header.get("args"), buffers, self.answers.function)
-            tree, out = wire.encode(self.answers.answer(name, tuple(args), dict(kwargs)), strict=True)
+            args, kwargs = wire.decode(header.get("args"), buffers, self._answers.function)
+            tree, out = wire.encode(self._answers.answer(name, tuple(args), dict(kwargs)), strict=True)
             reply = wire.pack({"value": tree}, out)
         except (LookupError, wire.WireError, TypeError, ValueError) as exc:
             reply = wire.pack({"error": str(exc)[:1000]})
@@ -184,10 +195,20 @@ class Sandbox:
             raise StudentError(NOT_CALLED.format(name=name))
         return self._send_call(name, request, timeout)
 
+    @contextmanager
+    def standing_in(self, names: list[str], answers: Answering) -> Iterator[None]:
+        """Within it, the student's functions `names` are replaced in every request, their calls answered by
+        `answers`: the one way grading reaches into this process to judge an exercise on its own."""
+        self._replace, self._answers = names, answers
+        try:
+            yield
+        finally:
+            self._replace = []
+
     def _replacing(self, request: Request) -> Request:
-        """`request`, with the functions being replaced while it runs (`replace`) named in it."""
-        if self.replace:
-            request.header["replace"] = self.replace
+        """`request`, with the functions being replaced while it runs (`standing_in`) named in it."""
+        if self._replace:
+            request.header["replace"] = self._replace
         return request
 
     def _send_call(self, name: str, request: Request, timeout: float) -> tuple[Any, list, list]:

@@ -1,21 +1,28 @@
-"""`make bench-costs`: its switches put back what they replace, and its CPU count sees the descendants."""
+"""`make bench-costs`: each variant leaves out only its stages, and its CPU count sees the descendants."""
 
 import subprocess
 import sys
 
-import autograder.grading.callplan as callplan
-import autograder.grading.submission as submission
-from autograder.devtools.bench_costs import VARIANTS, TreeUsage, switched_off
+from autograder.devtools.bench_costs import VARIANTS, TreeUsage, stages_for
+from autograder.grading.model import CellJob, Job
+from autograder.grading.self_check_stage import TrustedSelfCheck
 
 
-def test_each_variant_puts_the_stages_back() -> None:
-    originals = submission.judge_alone, callplan.planned_check_calls
+def test_each_variant_leaves_out_its_stages_and_only_those() -> None:
     for variant in VARIANTS:
-        with switched_off(variant):
-            replaced = (submission.judge_alone is not originals[0], callplan.planned_check_calls is not originals[1])
-            assert replaced == {"as graded": (False, False), "no trusted self-check": (False, True),
-                                "no judging alone": (True, False), "neither": (True, True)}[variant]
-        assert (submission.judge_alone, callplan.planned_check_calls) == originals
+        stages = stages_for(variant)
+        assert (stages.self_check, stages.judge_alone) == {
+            "as graded": (True, True), "no trusted self-check": (False, True),
+            "no judging alone": (True, False), "neither": (False, False)}[variant]
+        assert stages.plan
+
+
+def test_a_self_check_switched_off_plans_and_runs_nothing() -> None:
+    job = Job("s", "a", [], {"selfcheck": "def check(f):\n    pass\n"})
+    cell = CellJob("test", "selfcheck.check(f)", "c1", 1.0, "a", "e")
+    off = TrustedSelfCheck(job, on=False)
+    assert off.planned_calls(cell) is None and off.fresh().planned_calls(cell) is None
+    assert off.verdict(cell, None, 0.0) is None  # no process is needed to know it
 
 
 def test_tree_usage_counts_a_descendant_still_running() -> None:
