@@ -74,12 +74,12 @@ bench-compare: install
 	$(BIN)/python -m autograder.devtools.bench_compare $(OTHER) $(if $(filter command line,$(origin N)),--n $(N),)
 
 bench-watch: install
-	$(BIN)/python -m autograder.watch.bench
+	$(BIN)/python -m autograder.watch.deadline_bench
 
 # The same class graded by the local pool and by a Dask LocalCluster, on SQLite and on PostgreSQL (N=2000 unless
 # given on the command line: `make bench-cluster N=200`).
 bench-cluster: install system-deps
-	$(BIN)/python -m autograder.cluster.bench $(if $(filter command line,$(origin N)),$(N),2000)
+	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 clean:
 	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
