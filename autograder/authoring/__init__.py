@@ -1,5 +1,5 @@
 """Writing a course: `autograder new` scaffolds an assignment (scaffold.py), `autograder check` says what it still
-lacks (checks.py). Course content lives in the course folder; nothing here is edited to add an assignment."""
+lacks (assignment_checks.py). Course content lives in the course folder; nothing here is edited to add an assignment."""
 
 
 class AuthoringError(Exception):

@@ -1,4 +1,4 @@
-"""`autograder check ASSIGNMENT...`: what an assignment still lacks, one line each (see `authoring.checks`).
+"""`autograder check ASSIGNMENT...`: what an assignment still lacks, one line each (see `authoring.assignment_checks`).
 Exit status 1 when anything fails."""
 
 from pathlib import Path
@@ -13,7 +13,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from autograder.authoring.checks import check_assignment, check_sandbox
+    from autograder.authoring.assignment_checks import check_assignment, check_sandbox
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
     from autograder.terminal import visible
