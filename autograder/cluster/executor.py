@@ -45,7 +45,7 @@ class ClusterExecutor:
     `grade_class` fills (its `jobs`)."""
 
     def __init__(self, client: Any, address: str, workers: int) -> None:
-        from autograder.cluster.plugin import run_chunk
+        from autograder.cluster.worker_plugin import run_chunk
 
         self.client, self.address, self.workers = client, address, workers
         self.jobs = workers * SLOTS_PER_WORKER
@@ -159,14 +159,14 @@ class ClusterExecutor:
 
 def connect(address: str, hide: list[str], assignments: list[str], graders: Path | None = None,
             level: str = AUTO) -> ClusterExecutor:
-    """A client of the scheduler at `address` whose workers have the grader plugin (`plugin.GraderPlugin`),
+    """A client of the scheduler at `address` whose workers have the grader plugin (`worker_plugin.GraderPlugin`),
     with the course's own graders folder when it has one, and the sandbox level asked for (`sandbox.launch`);
     `ClusterError`, one line, when it cannot be reached, has no workers, or a worker cannot grade."""
     try:
         from distributed import Client
     except ImportError:
         raise ClusterError("--cluster needs Dask's distributed package: pip install 'autograder[cluster]'") from None
-    from autograder.cluster.plugin import GraderPlugin, pack_graders
+    from autograder.cluster.worker_plugin import GraderPlugin, pack_graders
 
     # The command reports a lost scheduler in one line of its own: Dask's log lines about it would only
     # repeat it, with tracebacks.

@@ -7,8 +7,8 @@ create a new column on every upload, so the id is required. Blank cells leave a 
 
 from __future__ import annotations
 
+from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .plugin import LmsExportPlugin
 from .settings import IDENTITY_CHOICES, Settings
 from .table import Table, matchable, score_cell
 

@@ -7,8 +7,8 @@ are named `<notebook>/<grade cell>`; a column of another assignment is blank.
 
 from __future__ import annotations
 
+from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .plugin import LmsExportPlugin
 from .settings import Settings
 from .table import Table, score_cell
 

@@ -8,8 +8,8 @@ score (a non-submitter), never 0.
 
 from __future__ import annotations
 
+from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .plugin import LmsExportPlugin
 from .settings import Settings
 from .table import Table, matchable, score_cell
 

@@ -1,5 +1,5 @@
 """The export formats by name, and the export `autograder export` writes (nbgrader's export command runs the
-same plugins: `lms.plugin`)."""
+same plugins: `lms.export_plugin`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from .blackboard import BlackboardExport
 from .breakdown import BreakdownExport
 from .brightspace import BrightspaceExport
 from .canvas import CanvasExport
+from .export_plugin import LmsExportPlugin
 from .format_names import FORMAT_NAMES
 from .gradebook import open_gradebook, read_gradesheet
 from .moodle import MoodleExport
-from .plugin import LmsExportPlugin
 from .settings import load
 from .table import Table, default_file, write_atomic
 

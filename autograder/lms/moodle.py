@@ -7,8 +7,8 @@ reject the whole file. Blank grade cells are skipped by the import, so non-submi
 
 from __future__ import annotations
 
+from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet
-from .plugin import LmsExportPlugin
 from .settings import Settings
 from .table import Table, matchable, score_cell
 
