@@ -17,7 +17,7 @@ from autograder.devtools import oracle, oracle_student
 from autograder.devtools.oracle_bound import capacity_bound
 from autograder.devtools.oracle_page import decode_call
 from autograder.devtools.repo import ROOT
-from autograder.watch.policy import read_policy
+from autograder.watch.attempt_policy import read_policy
 
 SUBMISSIONS = 3  # each is graded and its feedback generated: about 10 s in the sandbox, 20 s in a kernel
 DAYS_OPEN = 15  # the longest an assignment may be open for the course's default policy to meet the target

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 from traitlets.config import Config
 
-from autograder.watch.policy import Policy, PolicyError, read_policy
+from autograder.watch.attempt_policy import Policy, PolicyError, read_policy
 from tests.grading_course import CLI
 
 

@@ -88,7 +88,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.grading.score_policy import AS_GRADED, ScorePolicy
     from autograder.grading.writer import GradebookWriter
     from autograder.regrade import audit, diff, snapshot
-    from autograder.regrade.policy import NoDecrease
+    from autograder.regrade.no_decrease import NoDecrease
     from autograder.sandbox.sandbox_errors import SandboxError
     from autograder.terminal import visible
 

@@ -41,10 +41,10 @@ def run(args) -> int:
     from autograder.grading.writer import GradebookWriter
     from autograder.sandbox.isolation import BARE_WARNING
     from autograder.sandbox.sandbox_errors import SandboxError
+    from autograder.watch.attempt_policy import PolicyError, read_policy
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
-    from autograder.watch.policy import PolicyError, read_policy
     from autograder.watch.status import STATE_FOLDER
     from autograder.watch.watcher import Watcher
 

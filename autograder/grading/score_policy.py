@@ -1,7 +1,7 @@
 """What a grading run does to each graded submission's scores before they are recorded: one stage that
 `recording.record` is handed, between the graders' result and the gradebook writer (which records what it is
 given, whatever the run). `autograder grade` and the watcher keep the graders' scores (`AS_GRADED`); `autograder
-regrade --no-decrease` hands in `regrade.policy.NoDecrease`."""
+regrade --no-decrease` hands in `regrade.no_decrease.NoDecrease`."""
 
 from typing import Any, Protocol
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from autograder.grading.model import CellResult
 from autograder.lms.gradebook import fmt
 from autograder.lms.table import Table as CsvTable
-from autograder.regrade.policy import Kept
+from autograder.regrade.no_decrease import Kept
 from autograder.regrade.snapshot import Cell, Snapshot
 from autograder.terminal import cell as text_cell
 

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 from autograder.grading.model import SourceNotebook
 from autograder.terminal import visible
+from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import Entry, Exchange, Uncollectable
 from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import notice, when
-from autograder.watch.policy import Policy
 
 # A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
 # after this long, then twice as long each time, up to the maximum.

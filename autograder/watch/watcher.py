@@ -38,11 +38,11 @@ from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
 from autograder.grading.writer import GradebookWriter
 from autograder.terminal import visible
+from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
 from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
-from autograder.watch.policy import Policy
 from autograder.watch.status import WRITE_SECONDS, InHand, WatchStatus
 from autograder.watch.ungraded import Ungraded
 
