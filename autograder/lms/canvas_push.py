@@ -21,7 +21,7 @@ from canvasapi import Canvas
 from canvasapi.exceptions import CanvasException, Forbidden, RateLimitExceeded
 
 from .errors import LmsError
-from .push import PushItem, PushPlan, PushReport
+from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RetryPolicy
 from .settings import Settings
 

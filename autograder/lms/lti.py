@@ -33,7 +33,7 @@ from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
 from .errors import LmsError
-from .push import PushItem, PushPlan, PushReport
+from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 from .settings import IDENTITY_CHOICES, Settings
 

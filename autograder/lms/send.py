@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .gradebook import open_gradebook, read_gradesheet
-from .push import PushPlan, dry_run_text, plan, report_text
+from .push_plan import PushPlan, dry_run_text, plan, report_text
 from .retry import policy_from_settings
 from .settings import Settings, load
 
