@@ -55,7 +55,7 @@ lint: install
 	$(BIN)/ruff check autograder tests source
 
 release: install
-	$(BIN)/python -m autograder.devtools.release
+	$(BIN)/python -m autograder.devtools.release_from_source
 
 demo: install
 	$(BIN)/python -m autograder.devtools.demo

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
-from autograder.devtools.release import generate_release
+from autograder.devtools.release_from_source import generate_release
 from autograder.devtools.repo import ROOT, new_course
 from autograder.graders.exercise import collect, max_score, run_exercise
 from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta

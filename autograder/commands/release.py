@@ -1,5 +1,5 @@
 """`autograder release [ASSIGNMENT...]`: regenerate release/ from source/ and record each assignment in the
-gradebook (`make release` in this repository; see `devtools.release`)."""
+gradebook (`make release` in this repository; see `devtools.release_from_source`)."""
 
 from pathlib import Path
 
@@ -15,7 +15,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from autograder.course.nbgrader_cli import CourseError
     from autograder.course.settings import SettingsError
-    from autograder.devtools.release import release
+    from autograder.devtools.release_from_source import release
     from autograder.grading.assignment import AssignmentError
 
     try:
