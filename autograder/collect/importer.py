@@ -51,7 +51,7 @@ from .outcome import (
     Outcome,
     Row,
 )
-from .roster import Roster
+from .student_match import Roster
 
 ASIDE = "lms_attempts"
 # What nbgrader's `collect` writes in timestamp.txt (ExchangeCollect, `%Y-%m-%d %H:%M:%S.%f %Z`, UTC).

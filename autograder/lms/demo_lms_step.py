@@ -13,7 +13,7 @@ from . import send
 from .exports import export
 from .gradebook import open_gradebook
 from .identity import Person, load_people
-from .roster import import_roster
+from .roster_import import import_roster
 from .settings import FILENAME
 from .table import Table, write_atomic
 

@@ -140,7 +140,7 @@ def build_gradebook(db_url: str) -> None:
 @pytest.fixture(scope="session")
 def template_gradebook(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The gradebook built once (nbgrader's set-up runs `alembic`, seconds per database), copied per test."""
-    from autograder.lms.roster import import_roster
+    from autograder.lms.roster_import import import_roster
 
     folder = tmp_path_factory.mktemp("template")
     db_url = f"sqlite:///{folder / 'gradebook.db'}"
@@ -196,7 +196,7 @@ def subprocess_env() -> dict[str, str]:
 def postgres_template_gradebook(postgres, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The same gradebook as `template_gradebook`, built once in a database of the session's PostgreSQL
     server; its name, for `CREATE DATABASE ... TEMPLATE`."""
-    from autograder.lms.roster import import_roster
+    from autograder.lms.roster_import import import_roster
 
     name = postgres.create_database()
     build_gradebook(postgres.url(name))

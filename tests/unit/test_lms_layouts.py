@@ -9,7 +9,7 @@ import pytest
 
 from autograder.collect.importer import NAME_BYTES, _safe_name
 from autograder.collect.layouts import Claim, canvas_readings
-from autograder.collect.roster import Roster
+from autograder.collect.student_match import Roster
 from autograder.course.submitted import printable
 from autograder.lms.identity import Person
 
