@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course, open_gradebook
     from autograder.lms.identity import load_people
-    from autograder.lms.settings import IDENTITY_CHOICES, load
+    from autograder.lms.lms_settings import IDENTITY_CHOICES, load
     from autograder.terminal import make_console, visible
 
     zone = _zone(args.timezone)

@@ -23,8 +23,8 @@ def run(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course, open_gradebook
+    from autograder.lms.lms_settings import load
     from autograder.lms.roster_import import CANVAS_ID_COLUMNS, import_roster
-    from autograder.lms.settings import load
     from autograder.terminal import visible
 
     try:

@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from autograder.terminal import visible
-    from autograder.watch.status import watch_health
+    from autograder.watch.watch_status import watch_health
 
     if not (Path.cwd() / "nbgrader_config.py").is_file():
         raise UserError(f"no nbgrader_config.py in {Path.cwd()}: run this in the course folder")

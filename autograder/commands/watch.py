@@ -45,7 +45,7 @@ def run(args) -> int:
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
-    from autograder.watch.status import STATE_FOLDER
+    from autograder.watch.watch_status import STATE_FOLDER
     from autograder.watch.watcher import Watcher
 
     if args.jobs < 1:

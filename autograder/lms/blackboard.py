@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .settings import IDENTITY_CHOICES, Settings
+from .lms_settings import IDENTITY_CHOICES, Settings
 from .table import Table, matchable, score_cell
 
 FIXED = ["Last Name", "First Name", "Username", "Student ID"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .settings import Settings
+from .lms_settings import Settings
 from .table import Table, score_cell
 
 FIXED = ["student_id", "first_name", "last_name", "email", "lms_user_id", "assignment", "status",

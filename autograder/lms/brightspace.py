@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet, fmt
-from .settings import Settings
+from .lms_settings import Settings
 from .table import Table, matchable, score_cell
 
 KEYS = {"OrgDefinedId": ("sis_user_id",), "Username": ("login_id",), "both": ("sis_user_id", "login_id")}

@@ -21,9 +21,9 @@ from canvasapi import Canvas
 from canvasapi.exceptions import CanvasException, Forbidden, RateLimitExceeded
 
 from .errors import LmsError
+from .lms_settings import Settings
 from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RetryPolicy
-from .settings import Settings
 
 TOKEN_ENV = "CANVAS_API_TOKEN"
 PROGRESS_TIMEOUT = 120.0  # seconds to wait for one bulk-update job

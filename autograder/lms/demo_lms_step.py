@@ -13,8 +13,8 @@ from . import send
 from .exports import export
 from .gradebook import open_gradebook
 from .identity import Person, load_people
+from .lms_settings import FILENAME
 from .roster_import import import_roster
-from .settings import FILENAME
 from .table import Table, write_atomic
 
 ROSTER_NAME = "lms_roster.csv"

@@ -15,7 +15,7 @@ from traitlets import Bool
 
 from .errors import LmsError
 from .gradebook import Gradesheet, read_gradesheet
-from .settings import Settings, load
+from .lms_settings import Settings, load
 from .table import Table, default_file, write_atomic
 
 

@@ -12,8 +12,8 @@ from .canvas import CanvasExport
 from .export_plugin import LmsExportPlugin
 from .format_names import FORMAT_NAMES
 from .gradebook import open_gradebook, read_gradesheet
+from .lms_settings import load
 from .moodle import MoodleExport
-from .settings import load
 from .table import Table, default_file, write_atomic
 
 # Every format, by the name `autograder export --to` takes: its plugin, whose `make_table` builds it.

@@ -33,9 +33,9 @@ from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
 from .errors import LmsError
+from .lms_settings import IDENTITY_CHOICES, Settings
 from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
-from .settings import IDENTITY_CHOICES, Settings
 
 SCOPES = [
     "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m autograder.lms.lti jwks`: print the tool's public JWKS from the configured private key."""
     from pathlib import Path
 
-    from .settings import load
+    from .lms_settings import load
 
     args = sys.argv[1:] if argv is None else argv
     if args != ["jwks"]:

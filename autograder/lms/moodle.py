@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .export_plugin import LmsExportPlugin
 from .gradebook import Gradesheet
-from .settings import Settings
+from .lms_settings import Settings
 from .table import Table, matchable, score_cell
 
 # settings value -> (roster field, the header Moodle's own export uses for it)

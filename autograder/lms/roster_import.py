@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import LmsError
 from .identity import Person, load_people, save_people
-from .settings import IDENTITY_CHOICES
+from .lms_settings import IDENTITY_CHOICES
 from .table import looks_like_formula
 
 PLAIN_REQUIRED = ("id", "first_name", "last_name", "email", "lms_user_id")

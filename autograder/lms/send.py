@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .gradebook import open_gradebook, read_gradesheet
+from .lms_settings import Settings, load
 from .push_plan import PushPlan, dry_run_text, plan, report_text
 from .retry import policy_from_settings
-from .settings import Settings, load
 
 
 def prepare(course: Path, assignment: str, to: str, skip_missing: bool) -> tuple[Settings, PushPlan, str]:

@@ -18,7 +18,7 @@ from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
-from autograder.watch.status import WatchHealth, watch_health
+from autograder.watch.watch_status import WatchHealth, watch_health
 
 
 class ReportError(Exception):

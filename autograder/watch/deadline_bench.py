@@ -28,7 +28,7 @@ from pathlib import Path
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
 from autograder.devtools.repo import new_course
-from autograder.watch.status import STATE_FOLDER, WatchStatus
+from autograder.watch.watch_status import STATE_FOLDER, WatchStatus
 
 ASSIGNMENT = "hidden_state_activation"
 COURSE_ID = "rnn-hidden-state"

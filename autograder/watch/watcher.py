@@ -43,8 +43,8 @@ from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Ent
 from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
-from autograder.watch.status import WRITE_SECONDS, InHand, WatchStatus
 from autograder.watch.ungraded import Ungraded
+from autograder.watch.watch_status import WRITE_SECONDS, InHand, WatchStatus
 
 # On stop, what the workers hold is finished within this long; what is not (a notebook that sleeps in every
 # cell takes its whole time budget) is left unrecorded, to be graded again when a watcher next starts: a

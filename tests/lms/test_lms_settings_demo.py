@@ -11,7 +11,7 @@ import pytest
 
 from autograder.lms.demo_lms_step import demo_step, roster_step
 from autograder.lms.errors import LmsError
-from autograder.lms.settings import load
+from autograder.lms.lms_settings import load
 from tests.lms.conftest import HSA, RUE, Course
 
 REPO = Path(__file__).resolve().parents[2]
