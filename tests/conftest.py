@@ -5,17 +5,28 @@ from autograder.devtools.repo import available_assignments
 from tests.nbgrader_class import GradedClass, grade_class
 
 # `make test` runs test files on several workers (pytest-xdist, `--dist loadgroup`). A file's tests stay together
-# on one worker, so a module's fixtures are built once; the files that share the session's `graded_classes` (the
-# slowest fixture of all) share one worker too, so the class is graded once.
-GRADED_CLASSES_GROUP = "graded-classes"
+# on one worker, so a module's fixtures are built once. The tests that read the session's `graded_classes` (the
+# slowest fixture of all: a class graded by real `nbgrader autograde`) are grouped by the assignment they read
+# instead, so each assignment's class is graded once, on its own worker, beside the other's.
+GRADED_CLASS_GROUP = "graded-class-{}"
+
+
+def _graded_class_read(item: pytest.Item) -> str | None:
+    """The assignment whose graded class `item` reads, if it reads one."""
+    if "graded_classes" not in getattr(item, "fixturenames", ()):
+        return None
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "assignment" in callspec.params:
+        return callspec.params["assignment"]
+    return None  # a test reading several classes names its group itself (`pytest.mark.xdist_group`)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    sharing = {item.path for item in items if "graded_classes" in getattr(item, "fixturenames", ())}
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
-            group = GRADED_CLASSES_GROUP if item.path in sharing else item.nodeid.split("::")[0]
+            assignment = _graded_class_read(item)
+            group = GRADED_CLASS_GROUP.format(assignment) if assignment else item.nodeid.split("::")[0]
             item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -1,5 +1,12 @@
 """The executed solution of `hidden_state_activation` shows the contract's worked example (245)."""
 
+import pytest
+
+from tests.conftest import GRADED_CLASS_GROUP
+
+# On the worker that grades this assignment's class for the other tests (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group(GRADED_CLASS_GROUP.format("hidden_state_activation"))
+
 
 def test_executed_solution_prints_245_from_both_formulas(graded_classes):
     notebook = graded_classes["hidden_state_activation"].autograded("solution")
