@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from autograder.devtools.catalogue import catalogued
@@ -19,6 +21,14 @@ def _graded_class_read(item: pytest.Item) -> str | None:
     if callspec is not None and "assignment" in callspec.params:
         return callspec.params["assignment"]
     return None  # a test reading several classes names its group itself (`pytest.mark.xdist_group`)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # A worker is given COLUMNS=80 and LINES=24 (it has no terminal); the commands the tests run in-process
+        # would wrap their tables at 80 columns, as no plain `pytest` run or user's pipe ever sees them.
+        for name in ("COLUMNS", "LINES"):
+            os.environ.pop(name, None)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
