@@ -55,8 +55,8 @@ def _mutated(honest: dict, mutations) -> dict:
         cell = nb["cells"][index % len(nb["cells"])]
         if what == "metadata":
             cell["metadata"] = value
-        elif what == "nbgrader":
-            cell["metadata"]["nbgrader"] = value
+        elif what == "nbgrader" and isinstance(cell.get("metadata"), dict):
+            cell["metadata"]["nbgrader"] = value  # (an earlier edit may have made the metadata no dict: it stays)
         elif what == "source":
             cell["source"] = text
         elif what == "cell_type":
