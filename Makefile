@@ -68,11 +68,12 @@ bench: install
 bench-costs: install
 	$(BIN)/python -m autograder.devtools.bench_costs $(if $(filter command line,$(origin N)),--n $(N),)
 
-# 20 students submit through `nbgrader submit` within a minute against a running `autograder watch`.
 # This checkout against another (OTHER=path of a checkout with its own `make install`), runs alternated.
 bench-compare: install
 	$(BIN)/python -m autograder.devtools.bench_compare $(OTHER) $(if $(filter command line,$(origin N)),--n $(N),)
 
+# The deadline spike: 150 students hand in twice through `nbgrader submit` within 10 minutes against a running
+# `autograder watch`, hostile students beside them (README, "How it grades, and what it guarantees").
 bench-watch: install
 	$(BIN)/python -m autograder.watch.deadline_bench
 
