@@ -62,13 +62,18 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
     import time
 
     from autograder.devtools.repo import ROOT
+    from autograder.grading.instructor import instructor_code, instructor_imports
 
+    source = ROOT / "source" / assignment
+    modules = {"selfcheck": (source / "selfcheck.py").read_text()}
+    # As grading does: the zygote imports what the instructor's notebook imports (matplotlib) once for all children.
+    warm = {"imports": instructor_imports(instructor_code(source), modules)}
     for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
         path = write_submission(assignment, tmp_path / f"s{index}", [answer])
         local = InProcessStudent(load_namespace(path))
-        sandbox = zygote.spawn(Limits())
+        sandbox = zygote.spawn(Limits(), warm)
         try:
-            sandbox.send_modules({"selfcheck": (ROOT / "source" / assignment / "selfcheck.py").read_text()})
+            sandbox.send_modules(modules)
             for source in sandbox_namespace_cells(path):
                 sandbox.run_cell(source, 30)
             remote = SandboxedStudent(sandbox, time.monotonic() + 60)
