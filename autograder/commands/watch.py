@@ -45,7 +45,7 @@ def run(args) -> int:
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
-    from autograder.watch.watch_status import STATE_FOLDER
+    from autograder.watch.watch_status import LEDGER_FILE, LOCK_FILE, STATE_FOLDER
     from autograder.watch.watcher import Watcher
 
     if args.jobs < 1:
@@ -64,7 +64,7 @@ def run(args) -> int:
     if not exchange.inbound.is_dir():
         raise UserError(f"no exchange inbound folder {exchange.inbound} (c.Exchange.root, course "
                         f"{settings.course_id!r}): release an assignment first (nbgrader release_assignment)")
-    lock = CourseLock(root / STATE_FOLDER / "lock")
+    lock = CourseLock(root / STATE_FOLDER / LOCK_FILE)
     try:
         lock.acquire()
     except Locked as exc:
@@ -98,7 +98,7 @@ def run(args) -> int:
         writer.audit = audit.trail("watch", settings, assignments)
         for assignment in assignments:
             ensure_assignment(settings, writer, assignment)
-        ledger = Ledger(root / STATE_FOLDER / "ledger.jsonl")
+        ledger = Ledger(root / STATE_FOLDER / LEDGER_FILE)
         level = pool.submit(sandbox_ready).result()  # nothing is watched where the sandbox would refuse
         for assignment in assignments:  # an instructor's mistake in the graders is one line, before any student
             pool.submit(check_graders, writer.source_notebooks(assignment)).result()

@@ -210,13 +210,17 @@ def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
         ("median per submission", _metric("median-seconds", f"{statistics.median(seconds):.2f} s")),
         ("slowest", f"{_metric('max-seconds', f'{data.seconds[slowest]:.2f} s')} ({escape(slowest)})"),
     ]
-    table = '<table class="compact"><tbody>' + "".join(
-        f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows)
     return (
         head + '<p class="note">Per-submission times from the result files; submissions graded in '
-        "parallel take less wall-clock time than the total.</p>" + table + "</tbody></table>"
+        "parallel take less wall-clock time than the total.</p>" + _label_table(rows)
         + _image(charts["seconds"], "Histogram of grading time per submission", "seconds")
     )
+
+
+def _label_table(rows: list[tuple[str, str]]) -> str:
+    """A compact table of (label, value HTML) rows, a label heading each row."""
+    return ('<table class="compact"><tbody>'
+            + "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows) + "</tbody></table>")
 
 
 def _ago(seconds: float) -> str:
@@ -257,8 +261,7 @@ def _watcher_section(data: ClassData) -> str:
     hands = "".join(f"<li>{escape(item.student)} ({escape(item.assignment)}): {_ago(item.seconds)} {so_far}</li>"
                     for item in sorted(status.in_hand, key=lambda i: -i.seconds)[:20])
     when = "" if health.running else '<p class="note">As the watcher last wrote it, before it stopped:</p>'
-    return (head + flag + watched + when + '<table class="compact"><tbody>'
-            + "".join(f"<tr><th>{label}</th><td>{value}</td></tr>" for label, value in rows) + "</tbody></table>"
+    return (head + flag + watched + when + _label_table(rows)
             + (f"<p>{'Being graded now' if health.running else 'Being graded when it stopped'}:</p><ul>{hands}</ul>"
                if hands else ""))
 

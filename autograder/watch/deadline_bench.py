@@ -29,7 +29,8 @@ from pathlib import Path
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
 from autograder.devtools.repo import new_course
-from autograder.watch.watch_status import STATE_FOLDER, WatchStatus
+from autograder.grading.gradebook_db import GRADES_TOTAL
+from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER, WatchStatus
 
 ASSIGNMENT = "hidden_state_activation"
 COURSE_ID = "rnn-hidden-state"
@@ -257,7 +258,7 @@ def _feedback_name(home: Path, inbound_name: str) -> str:
 def _ledger(course: Path) -> dict[str, str]:
     """Each inbound folder's last state in the watcher's ledger."""
     states: dict[str, str] = {}
-    path = course / STATE_FOLDER / "ledger.jsonl"
+    path = course / STATE_FOLDER / LEDGER_FILE
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         states[record["name"]] = record["state"]
@@ -269,7 +270,7 @@ def _totals(course: Path) -> dict[str, float]:
 
     with sqlite3.connect(course / "gradebook.db") as db:
         rows = db.execute(
-            "SELECT s.student_id, SUM(COALESCE(g.manual_score, g.auto_score, 0)) FROM submitted_assignment s "
+            f"SELECT s.student_id, {GRADES_TOTAL} FROM submitted_assignment s "
             "JOIN submitted_notebook n ON n.assignment_id = s.id JOIN grade g ON g.notebook_id = n.id "
             "GROUP BY s.student_id").fetchall()
     return {student: round(total, 6) for student, total in rows}

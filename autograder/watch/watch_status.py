@@ -12,6 +12,8 @@ from pathlib import Path
 from autograder.watch.lock import held
 
 STATE_FOLDER = ".autograder-watch"  # in the course root: the watcher's lock, ledger and status
+LOCK_FILE = "lock"
+LEDGER_FILE = "ledger.jsonl"
 STATUS_FILE = "status.json"
 WRITE_SECONDS = 1.0  # how often the watcher replaces the file
 
@@ -73,4 +75,4 @@ class WatchHealth:
 def watch_health(course: Path) -> WatchHealth:
     """The watcher's health in the course folder `course`."""
     folder = course / STATE_FOLDER
-    return WatchHealth(held(folder / "lock"), WatchStatus.read(folder))
+    return WatchHealth(held(folder / LOCK_FILE), WatchStatus.read(folder))
