@@ -30,12 +30,22 @@ RAISE_BUDGET = (
     "        o.budget = 10**12\n")
 
 # Each child touches 500 MB (what surely fits in its own 1 GB of address space next to all the zygote has
-# loaded, matplotlib included): six of them would take 3 GB without a limit over them all.
+# loaded, matplotlib included) and holds it until all six have touched theirs (or none has for 2 s, as when
+# some were killed): six of them would hold 3 GB at once without a limit over them all. Without the hold, a
+# child on a loaded host may finish before the next one starts and they never add up.
 FORK_MEMORY = (
-    "import os\nkids = []\nfor _ in range(6):\n    pid = os.fork()\n    if pid == 0:\n        try:\n"
+    "import os, select\n"
+    "touched_r, touched_w = os.pipe()\nrelease_r, release_w = os.pipe()\nkids = []\n"
+    "for _ in range(6):\n    pid = os.fork()\n    if pid == 0:\n        try:\n"
+    "            os.close(release_w)\n"
     "            block = bytearray(500 * 1024 * 1024)\n            block[::4096] = b'x' * len(block[::4096])\n"
+    "            os.write(touched_w, b'x')\n            os.read(release_r, 1)\n"
     "        finally:\n            os._exit(0)\n    kids.append(pid)\n"
-    "for pid in kids:\n    os.waitpid(pid, 0)\nprint('all touched')")
+    "seen = 0\n"
+    "while seen < 6 and select.select([touched_r], [], [], 2.0)[0]:\n    seen += len(os.read(touched_r, 6))\n"
+    "os.close(release_w)\n"
+    "for pid in kids:\n    os.waitpid(pid, 0)\nprint('all touched', seen)")
+
 
 # Values a function can return that cannot cross back as plain data, each failing only its own call.
 BAD_VALUES = {
