@@ -4,6 +4,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# axe-core (npm), which the browser tests inject into the pages they audit for accessibility (tests/accessibility.py).
+AXE := tests/node_modules/axe-core/axe.min.js
 # nbgrader's gradebook set-up runs `alembic`, found through PATH.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
@@ -13,7 +15,7 @@ N ?= 200
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
 # sandbox zygote it starts) would otherwise compile the whole package from source again.
-install: $(STAMP)
+install: $(STAMP) $(AXE)
 	@$(BIN)/python -m compileall -q autograder
 
 $(STAMP): pyproject.toml
@@ -21,6 +23,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
 	@touch $(STAMP)
+
+$(AXE): tests/package.json tests/package-lock.json
+	@command -v npm >/dev/null || { echo "make: the browser tests need npm: sudo apt-get install npm" >&2; exit 1; }
+	cd tests && npm ci --no-audit --no-fund --silent
+	@touch $(AXE)
 
 # Debian's packages the tests need, installed only when missing: headless Chromium renders the class report and
 # drives JupyterLab (Playwright uses it, never a browser of its own); a PostgreSQL server (binaries in
@@ -83,5 +90,5 @@ bench-cluster: install system-deps
 	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
+	rm -rf $(VENV) tests/node_modules gradebook.db submitted autograded feedback exports reports demo .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +

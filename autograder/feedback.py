@@ -2,6 +2,7 @@
 
 import copy
 import html
+import re
 from typing import Any
 
 from nbconvert.exporters.exporter import ResourcesDict
@@ -10,6 +11,8 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
+from autograder.exercise_outcome import PageSummary, outcome, score_line
+from autograder.math_markup import with_mathml
 from autograder.notebook import is_test_cell
 from autograder.verdict import TRUSTED_RUN_NOTE, is_verdict
 
@@ -116,36 +119,75 @@ def explain(error: NotebookNode) -> str:
     return "(no message)"
 
 
+class MathAsMathML(_FeedbackPreprocessor):
+    """Render the markdown cells' LaTeX as MathML, and put their headings one level down.
+
+    The page is read offline and where scripts do not run (JupyterLab's HTML viewer), so no MathJax: the
+    browser draws MathML itself (`autograder.math_markup`). The page's own title is its one `h1`, so the
+    notebook's `#` becomes `##`, and so on: the headings stay in order."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict,
+                        cell_index: int) -> tuple[NotebookNode, ResourcesDict]:
+        if cell.get("cell_type") == "markdown":
+            source = with_mathml(cell.source).text
+            cell.source = "".join(_one_level_down(part) if i % 2 == 0 else part
+                                  for i, part in enumerate(_FENCE.split(source)))
+        return cell, resources
+
+
+_FENCE = re.compile(r"(```.*?```|~~~.*?~~~)", re.S)
+
+
+def _one_level_down(markdown: str) -> str:
+    return re.sub(r"^(#{1,5})(?=[ \t])", r"#\1", markdown, flags=re.M)
+
+
+def heading_level(markdown: str) -> int | None:
+    """The level of the last ATX heading in a markdown cell, None when it has none."""
+    found = re.findall(r"^(#{1,6})[ \t]", _FENCE.sub("", markdown), flags=re.M)
+    return len(found[-1]) if found else None
+
+
 class ScoreSummary(_FeedbackPreprocessor):
-    """Put the score of each exercise, named, at the top of the page (nbgrader's list calls every one
-    "Test cell"), and wrap long output lines (the graders' explanations and hints are one line each)."""
+    """Each grade cell's real score and why (`autograder.exercise_outcome`), for the page's one table of points,
+    named by exercise, and the heading over each exercise's grade cell (the `feedback` template draws both).
+
+    The verdict's own count and its "the cell keeps these points if ..." line go: the heading says what the
+    cell scored and which rule made it. The cell's value (its score again) goes too. The verdict is also given
+    as HTML in which a number never breaks across lines (`[-` / `0.93`)."""
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        rows = []
+        outcomes, level = [], 2
         for cell in nb.cells:
+            if cell.get("cell_type") == "markdown":
+                level = heading_level(cell.source) or level
             meta = cell.get("metadata", {}).get("nbgrader", {})
-            if meta.get("grade") and "score" in meta:
-                score, points = float(meta["score"] or 0), float(meta.get("points") or 0)
-                name = html.escape(str(meta.get("grade_id", "")).removeprefix("test_"))
-                lost = ' class="lost"' if score < points else ""
-                rows.append(f'<tr{lost}><td><a href="#{html.escape(str(meta.get("grade_id", "")))}">{name}</a></td>'
-                            f'<td class="points">{score:g} / {points:g}</td></tr>')
+            if cell.get("cell_type") != "code" or not meta.get("grade") or "score" not in meta:
+                continue
+            found = outcome(cell, STOPPED_KINDS, TRUSTED_RUN_FAILED, level=min(level + 1, 6))
+            outcomes.append(found)
+            cell.outputs = [_shown_verdict(o, found.exercise) if is_verdict(o) else o for o in cell.outputs
+                            if o.get("output_type") != "execute_result"]
         penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
-        if penalty > 0:
-            rows.append(f'<tr class="lost"><td>late submission penalty</td><td class="points">-{penalty:g}</td></tr>')
-        if rows:
-            table = ('<table class="autograder-scores"><thead><tr><th>exercise</th><th>points</th></tr></thead>'
-                     f'<tbody>{"".join(rows)}</tbody></table>')
-            nb.cells.insert(0, new_markdown_cell(f"{_STYLE}\n\n**Your points, exercise by exercise**\n\n{table}"))
+        resources["autograder"] = PageSummary(outcomes, penalty)
         return nb, resources
 
 
-_STYLE = """<style>
-div.output_area pre, div.output_subarea pre, div.output_text pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-table.autograder-scores td, table.autograder-scores th { padding: 0.15em 1.5em 0.15em 0; border: none; }
-table.autograder-scores td.points { text-align: right; font-variant-numeric: tabular-nums; }
-table.autograder-scores tr.lost td { color: #b52a1d; }
-</style>"""
+def _shown_verdict(output: NotebookNode, exercise: str) -> NotebookNode:
+    text = str(output.get("data", {}).get("text/plain", ""))
+    text = score_line(exercise).sub("", text, count=1)
+    text = re.sub(r"^[ \t]*\(the cell keeps these points[^\n]*\)[ \t]*$", "", text, flags=re.M)
+    text = re.sub(r"\n{2,}", "\n", text).strip("\n")
+    # Only these two forms: in the kernel the submission's code could publish a marked output of its own.
+    output["data"] = {"text/plain": text, "text/html": f'<pre class="verdict">{unbroken_numbers(text)}</pre>'}
+    return output
+
+
+def unbroken_numbers(text: str) -> str:
+    """`text` as HTML, each word with a digit in it (a value, `[-0.9303,`) kept on one line."""
+    parts = re.split(r"(\S*\d\S*)", text)
+    return "".join(f'<span class="n">{html.escape(part)}</span>' if i % 2 and len(part) <= 40 else html.escape(part)
+                   for i, part in enumerate(parts))
 
 
 GRADERS_ONLY = "autograder.feedback.GradersOnly"

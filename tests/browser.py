@@ -1,10 +1,12 @@
-"""Headless Chromium (Debian's package) for tests that check what a person sees on a page."""
+"""Headless Chromium (Debian's package) for tests that check what a person sees on a page: run directly, or
+driven by Playwright (`offline` keeps such a page from the network; tests/accessibility.py audits it)."""
 
 import html
 import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -35,3 +37,19 @@ window.addEventListener("load", () => {{
     found = re.search(r'<pre id="browser-check">(.*?)</pre>', dom, re.S)
     assert found, f"the page's load event never ran; DOM ends with: {dom[-500:]}"
     return json.loads(html.unescape(found.group(1)))
+
+
+def offline(context: Any) -> list[str]:
+    """Refuse every request of a Playwright browser context but for files (the page itself, its own files):
+    the list returned fills with the addresses refused, so a test sees what the page tried to fetch."""
+    refused: list[str] = []
+
+    def only_files(route: Any) -> None:
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_files)
+    return refused

@@ -7,6 +7,7 @@ or raised (README, "What the feedback reveals").
 """
 
 import html
+import itertools
 import re
 import shutil
 from datetime import datetime
@@ -21,7 +22,6 @@ from autograder.devtools.catalogue import Answer, write_submission, wrong_answer
 from autograder.devtools.repo import ROOT, new_course
 from autograder.graders.exercise import CaseResult, ExerciseResult
 from autograder.hints import HINTS
-from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
 WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
@@ -87,37 +87,85 @@ def test_the_pages_are_those_of_submissions_past_their_due_date(course):
     assert all(seconds > 0 for seconds in late.values()), late
 
 
-# In the browser: the points table at the top, and whether any output line runs past its box.
+# In the browser, what a student sees: the one table of points, the headings, the math, the lines' wrapping.
 SEEN = """(() => {
+  const tables = [...document.querySelectorAll("table")];
   const table = document.querySelector("table.autograder-scores");
   const rows = table ? [...table.querySelectorAll("tbody tr")].map(r => [...r.cells].map(c => c.innerText.trim())) : [];
   const outputs = [...document.querySelectorAll("div.output_area pre")];
+  const headings = [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")];
   return {
+    tables: tables.length,
+    headers: table ? [...table.querySelectorAll("thead th")].map(th => th.getAttribute("scope")) : [],
     rows: rows,
     tableTop: table ? table.getBoundingClientRect().top : null,
-    firstCodeTop: document.querySelector("div.input_area") ?
-      document.querySelector("div.input_area").getBoundingClientRect().top : null,
+    firstCodeTop: document.querySelector("div.input_area").getBoundingClientRect().top,
+    levels: headings.map(h => Number(h.tagName[1])),
+    outcomes: Object.fromEntries([...document.querySelectorAll("section.grade_cell")].map(
+      s => [s.getAttribute("aria-labelledby"), s.querySelector(".outcome").innerText])),
+    text: document.body.innerText,
+    math: document.querySelectorAll("math").length,
+    drawnMath: [...document.querySelectorAll("math")].filter(m => m.getBoundingClientRect().width > 0).length,
+    scripts: document.querySelectorAll("script").length,
     overflowing: outputs.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.innerText.slice(0, 80)),
     longest: Math.max(...outputs.map(p => Math.max(...p.innerText.split("\\n").map(l => l.length)))),
+    numbers: document.querySelectorAll("pre span.n").length,
+    brokenNumbers: [...document.querySelectorAll("pre span.n")].filter(n => n.getClientRects().length > 1)
+      .map(n => n.innerText),
   };
 })()"""
+SHOTS = Path("/tmp")  # the screenshots are kept there, to be looked at (README, "Tests")
 
 
-def test_the_page_shows_points_per_exercise_first_and_wraps_long_lines(feedback, tmp_path):
-    """Checked in headless Chromium at a narrow width: the table of points is above the first code cell,
-    names each exercise with its points, and no output line (hints are one long line) runs off the page.
-    A screenshot is kept with the test's files."""
-    seen = seen_after_load(feedback["wrong"], SEEN, tmp_path)
-    assert [row[0] for row in seen["rows"]] == ["concat_weights", "concat_state_input", "formula_1", "formula_2",
-                                               "sigmoid", "hidden_state"]
-    assert seen["rows"][0][1] == "0 / 6" and seen["rows"][3][1] == "6 / 6"
+def test_the_page_reads_offline_one_table_real_scores_math_and_wrapped_lines(feedback, tmp_path):
+    """The page of a wrong answer opened in Chromium with every request but the page's own refused, at a
+    narrow width: one table of points, named, above the notebook; each exercise headed by the score the cell
+    got and why; the formulas drawn as MathML (no `$` left, no script); headings in order; no output line
+    off the page and no number broken across lines; and no serious or critical accessibility violation
+    (axe-core). A full-page screenshot is kept as /tmp/page-feedback-wrong.png."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.accessibility import axe_violations
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
+
+    page_file = tmp_path / "wrong.html"
+    page_file.write_text(feedback["wrong"])
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 900, "height": 1200})
+            refused = offline(context)
+            page = context.new_page()
+            page.goto(page_file.as_uri())
+            seen = page.evaluate(SEEN)
+            page.screenshot(path=str(SHOTS / "page-feedback-wrong.png"), full_page=True)
+            violations = axe_violations(page)
+        finally:
+            browser.close()
+    assert refused == [] and seen["scripts"] == 0  # nothing to fetch, nothing to run
+    assert seen["tables"] == 1 and seen["headers"] == ["col", "col", "col"]
+    assert [row[:2] for row in seen["rows"]] == [
+        ["concat_weights", "0 / 6"], ["concat_state_input", "6 / 6"], ["formula_1", "6 / 6"], ["formula_2", "6 / 6"],
+        ["sigmoid", "6 / 7"], ["hidden_state", "15 / 15"]]
+    assert seen["rows"][0][2] == "self-check failed" and seen["rows"][4][2] == "lost points"  # not colour alone
     assert seen["tableTop"] < seen["firstCodeTop"]
-    assert seen["longest"] > 120  # there are long lines to wrap
-    assert seen["overflowing"] == []
-    page = tmp_path / "wrong.html"
-    page.write_text(feedback["wrong"])
-    chromium(tmp_path, "--window-size=900,1400", f"--screenshot={tmp_path / 'feedback.png'}", page.as_uri())
-    assert (tmp_path / "feedback.png").stat().st_size > 10_000
+    assert "Test cell" not in seen["text"] and "Comments:" not in seen["text"]  # nbgrader's lists are gone
+    # Each exercise headed by the cell's own score, and why.
+    assert seen["outcomes"]["test_concat_weights"] == ("concat_weights: 0 / 6 points: the graders gave 1, the "
+                                                       "self-check failed, so the cell scores 0, as nbgrader rules")
+    assert seen["outcomes"]["test_sigmoid"] == "sigmoid: 6 / 7 points: the graders gave 6 of 7; the self-check passed"
+    assert seen["outcomes"]["test_formula_1"].startswith("formula_1: 6 / 6 points: judged on its own, with the "
+                                                         "reference's concat_weights")
+    assert "keeps these points" not in seen["text"] and seen["text"].count("The self-check passed.") == 5
+    # The math, drawn by the browser.
+    assert "$" not in seen["text"] and "\\big" not in seen["text"] and "W_{hh}" not in seen["text"]
+    assert seen["math"] > 20 and seen["drawnMath"] == seen["math"]
+    levels = seen["levels"]
+    assert levels[0] == 1 and levels.count(1) == 1
+    assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), levels
+    assert seen["longest"] > 100 and seen["overflowing"] == []  # long lines there are, and they wrap ...
+    assert seen["numbers"] > 20 and seen["brokenNumbers"] == []  # ... between numbers, never inside one
+    assert violations == [], "\n".join(map(str, violations))
 
 
 def as_text(fragment: str) -> str:
@@ -126,15 +174,15 @@ def as_text(fragment: str) -> str:
 
 
 def grade_cell(page: str, grade_id: str) -> str:
-    """The text of one grade cell as shown: nbgrader's score header, the visible source, the outputs."""
-    start = page.index(f'<a name="{grade_id}"></a>')
-    end = page.find('<div class="cell border-box-sizing', start)
-    return as_text(page[start:end if end != -1 else len(page)])
+    """The text of one grade cell as shown: its heading (score and why), the visible source, the outputs."""
+    start = page.rindex("<section", 0, page.index(f'id="{grade_id}"'))
+    end = page.index("</section>", start)
+    return as_text(page[start:end])
 
 
 def test_a_wrong_answer_shows_points_checks_shapes_and_the_hint(feedback):
     cell = grade_cell(feedback["wrong"], "test_concat_weights")
-    assert re.search(r"concat_weights: \d+ / 6 points", cell)
+    assert "concat_weights: 0 / 6 points: the graders gave 1, the self-check failed" in cell
     assert "[FAIL] value[" in cell and "[pass] inputs_unmodified" in cell  # what was checked, by name
     # The check that names a known mistake is the one explained, in shapes; the others say how they failed.
     assert "concat_weights(w_hh (4, 4), w_hx (4, 4)): wrong shape: expected (4, 8), got (8, 4)" in cell
@@ -145,8 +193,7 @@ def test_a_wrong_answer_shows_points_checks_shapes_and_the_hint(feedback):
 
 def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(feedback):
     cell = grade_cell(feedback["wrong"], "test_sigmoid")
-    assert "Score: 6.0 / 7.0" in cell  # nbgrader's grade, and ...
-    assert "sigmoid: 6 / 7 points" in cell  # ... the graders' own count agree
+    assert "sigmoid: 6 / 7 points: the graders gave 6 of 7; the self-check passed" in cell
     assert cell.count("[FAIL]") == 1 and "[FAIL] input_unmodified" in cell
     assert "changed its argument(s)" in cell
     assert f"hint [modifies_input]: {HINTS['modifies_input']}" in cell
@@ -154,14 +201,14 @@ def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(
 
 def test_a_right_answer_passes_every_check(feedback):
     cell = grade_cell(feedback["solution"], "test_hidden_state")
-    assert "Score: 15.0 / 15.0" in cell and "hidden_state: 15 / 15 points" in cell
+    assert "hidden_state: 15 / 15 points: every check passed, and so did the self-check" in cell
     assert "[FAIL]" not in cell and "[pass]" in cell
 
 
 def test_a_blank_notebook_says_what_to_do(feedback):
     cell = grade_cell(feedback["blank"], "test_concat_weights")
-    assert "Score: 0.0 / 6.0" in cell
-    assert "not implemented yet" in cell
+    assert "concat_weights: 0 / 6 points: not answered yet" in cell
+    assert "not implemented yet" in cell and "No response" not in feedback["blank"]
 
 
 def test_feedback_never_shows_hidden_tests_or_grader_source(feedback):

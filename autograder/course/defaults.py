@@ -13,6 +13,8 @@ than holding the values, so an editable install follows the clone without being 
 guarantee for a course that overrides them.
 """
 
+from pathlib import Path
+
 from traitlets.config import Config
 
 # nbgrader's Autograde as NbGraderAPI runs it (the formgrader's button), with the student's code run by the
@@ -43,8 +45,12 @@ FEEDBACK = [
     "autograder.feedback.ClearHiddenTestsQuietly",
     "autograder.feedback.GradersOnly",
     "autograder.feedback.ClearGradeCellTracebacks",
+    "autograder.feedback.MathAsMathML",
     "autograder.feedback.ScoreSummary",
 ]
+# The page is drawn by our `feedback` template (one table of points, each exercise headed by its real score, no
+# script), found here before nbgrader's own, which stays reachable after it.
+FEEDBACK_TEMPLATES = Path(__file__).resolve().parent.parent / "feedback_template"
 
 
 def framework_defaults() -> Config:
@@ -69,6 +75,7 @@ def framework_defaults() -> Config:
     c.IgnorePattern.pattern = r"Warning: "
 
     c.GenerateFeedback.preprocessors = list(FEEDBACK)
+    c.HTMLExporter.extra_template_basedirs = [str(FEEDBACK_TEMPLATES), nbgrader_templates()]
 
     # Graded attempts under `autograder watch`: 3 a day. Each graded attempt's feedback can carry a few hundred
     # bits out of the hidden checks at the very most (`python -m autograder.devtools.oracle` measures it), and
@@ -81,3 +88,11 @@ def framework_defaults() -> Config:
     c.NbGraderAPI.Autograde.sanitize_preprocessors = list(FORMGRADER_SANITIZE)
     c.NbGraderAPI.Autograde.autograde_preprocessors = list(FORMGRADER_AUTOGRADE)
     return c
+
+
+def nbgrader_templates() -> str:
+    """nbgrader's own template folder (its `feedback`, its formgrader's), as `GenerateFeedback` finds it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nbgrader")  # found, not imported: its import is slow, and not needed here
+    return str(Path(spec.origin).resolve().parent / "server_extensions" / "formgrader" / "templates")

@@ -41,8 +41,9 @@ class FeedbackMaker:
 
 
 def with_banner(page: bytes, text: str) -> bytes:
-    """The feedback page with one line at its top (how this attempt counts)."""
-    banner = f'<p class="autograder-attempt" style="padding:0.5em 1em;background:#eef">{html.escape(text)}</p>'
+    """The feedback page with one line at its top (how this attempt counts), in the page's header landmark
+    (its look is the feedback template's: autograder/feedback_template/feedback/feedback.css)."""
+    banner = f'<header class="autograder-attempt"><p>{html.escape(text)}</p></header>'
     head, found, rest = page.partition(b"<body")
     if not found:
         return banner.encode() + page
