@@ -26,7 +26,7 @@ class Violation:
 def axe_violations(page: Any, impacts: tuple[str, ...] = BLOCKING) -> list[Violation]:
     """axe-core's violations of `impacts` on the page as it is now (a Playwright `Page`), WCAG 2.x A and AA and
     axe's best practices."""
-    assert AXE.is_file(), f"{AXE} is missing: run `make install` (it runs `npm ci` in tests/)"
+    assert AXE.is_file(), f"{AXE} is missing: run `make install` (it runs `npm ci` in tests/; npm is Debian's `npm`)"
     page.add_script_tag(path=str(AXE))
     found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
     return [Violation(v["id"], v["impact"], v["help"], tuple(" ".join(n["target"]) for n in v["nodes"][:5]))

@@ -50,15 +50,16 @@ def test_plain_nbgrader_feedback_shows_no_hidden_line_and_the_points_table(relea
     for marker in MARKERS:
         assert marker not in page and marker not in text, f"the feedback shows {marker!r}"
     cell = grade_cell(page, f"test_{ASSIGNMENT}")
-    assert "Score: 0.0 / 3.0" in cell and "[FAIL] value[" in cell  # graded, the graders' explanation kept
+    assert f"{ASSIGNMENT}: 0 / 3 points" in cell and "[FAIL] value[" in cell  # graded, the graders' explanation kept
     # The self-check's own message (what the student's code gave) stays in their notebook; the page says where.
     assert "gave [[1.0], [2.0]]" not in cell and "run this cell in your notebook to read its message" in cell
     assert "Traceback" not in cell and "---->" not in cell and "selfcheck.py" not in cell  # ... alone
     table = re.search(r'<table class="autograder-scores">.*?</table>', page, re.S)
     assert table, "no table of points"
     cells = [as_text(cell).strip() for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table.group(0), re.S)]
-    assert cells == ["exercise", "points", ASSIGNMENT, "0 / 3"]
-    assert page.index("autograder-scores") < page.index(f'<a name="test_{ASSIGNMENT}">')  # first on the page
+    assert cells[:6] == ["Exercise", "Points", "What happened", ASSIGNMENT, "0 / 3", "self-check failed"]
+    assert page.index("autograder-scores") < page.index(f'id="test_{ASSIGNMENT}"')  # first on the page
+    assert "<script" not in page and "mathjax" not in page.lower()  # our template, not nbgrader's
 
 
 def test_a_course_that_shows_hidden_tests_in_feedback_is_refused(released, tmp_path):

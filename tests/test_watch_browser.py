@@ -2,6 +2,7 @@
 panel in headless Chromium, and the exchange's permissions between two students (real OS users)."""
 
 import re
+import shutil
 
 import pytest
 
@@ -63,7 +64,12 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
             body = frame.locator("body")
             body.get_by_text("Your points, exercise by exercise").wait_for()
             text = body.inner_text()
+            # Drawn as in a plain browser though the viewer runs no script: the formulas, one table.
+            drawn = frame.locator("math").evaluate_all("all => all.filter(m => m.getBoundingClientRect().width > 0)"
+                                                       ".length")
+            tables = frame.locator("table").count()
             page.screenshot(path=str(shot))
+            shutil.copy(shot, "/tmp/page-jupyterlab-feedback.png")  # kept to be looked at (README, "Tests")
         finally:
             browser.close()
     assert "Error fetching courses" not in text
@@ -72,6 +78,7 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
     assert "concat_weights: 6 / 6 points" in text and "[pass] value[" in text
     assert re.search(r"concat_state_input\s+0 / 6", text)
     assert "BEGIN HIDDEN TESTS" not in text
+    assert drawn > 20 and "$" not in text and tables == 1, (drawn, tables)
     assert scores(watched.course)[student.name]["test_concat_weights"] == 6
     assert shot.stat().st_size > 10_000
     print(f"feedback page screenshot: {shot}")
