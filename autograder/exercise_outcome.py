@@ -32,6 +32,7 @@ class ExerciseOutcome:
     why: str  # the heading's reason, after the score
     self_check: str | None  # "passed", "failed", or None when the cell did not get that far
     level: int = 3  # the heading's level on the page
+    linked: bool = True  # the page heads the cell with this outcome (a code cell's)
 
     @property
     def full(self) -> bool:
@@ -70,6 +71,14 @@ def outcome(cell: Any, stopped: dict[str, str], trusted_run_failed: str, level: 
             status = "lost points"
             why = f"{judged or f'the graders gave {score:g} of {points:g}'}; the self-check passed"
     return ExerciseOutcome(grade_id, exercise, score, points, status, why, self_check, level)
+
+
+def by_hand(cell: Any) -> ExerciseOutcome:
+    """A graded markdown cell (a written answer): its score is the instructor's, set in the formgrader."""
+    meta = cell.metadata.nbgrader
+    grade_id = str(meta.get("grade_id", ""))
+    return ExerciseOutcome(grade_id, grade_id, float(meta.get("score") or 0), float(meta.get("points") or 0),
+                           "scored by your instructor", "", None, linked=False)
 
 
 def _error_kind(error: Any, gave: float | None, verdict: str, stopped: dict[str, str],

@@ -11,7 +11,7 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
-from autograder.exercise_outcome import PageSummary, outcome, score_line
+from autograder.exercise_outcome import PageSummary, by_hand, outcome, score_line
 from autograder.math_markup import with_mathml
 from autograder.notebook import is_test_cell
 from autograder.verdict import TRUSTED_RUN_NOTE, is_verdict
@@ -162,7 +162,10 @@ class ScoreSummary(_FeedbackPreprocessor):
             if cell.get("cell_type") == "markdown":
                 level = heading_level(cell.source) or level
             meta = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.get("cell_type") != "code" or not meta.get("grade") or "score" not in meta:
+            if not meta.get("grade") or "score" not in meta:
+                continue
+            if cell.get("cell_type") != "code":  # a written answer, scored by hand in the formgrader
+                outcomes.append(by_hand(cell))
                 continue
             found = outcome(cell, STOPPED_KINDS, TRUSTED_RUN_FAILED, level=min(level + 1, 6))
             outcomes.append(found)

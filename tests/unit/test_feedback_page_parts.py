@@ -109,3 +109,13 @@ def test_the_summary_drops_the_verdicts_own_count_and_keeps_its_numbers_whole():
 
 def test_numbers_are_kept_whole_and_the_text_escaped():
     assert unbroken_numbers("got [-0.9303, <b>]") == 'got <span class="n">[-0.9303,</span> &lt;b&gt;]'
+
+
+def test_a_written_answer_scored_by_hand_is_in_the_table_without_a_heading():
+    written = new_markdown_cell("My answer: the state carries the past.")
+    written.metadata["nbgrader"] = {"grade": True, "solution": True, "grade_id": "explain_state", "points": 2,
+                                    "score": 1.5}
+    _, resources = ScoreSummary().preprocess(new_notebook(cells=[written]), {})
+    (found,) = resources["autograder"].outcomes
+    assert (found.exercise, found.score, found.points, found.linked) == ("explain_state", 1.5, 2, False)
+    assert found.status == "scored by your instructor"
