@@ -157,7 +157,7 @@ class ScoreSummary(_FeedbackPreprocessor):
     as HTML in which a number never breaks across lines (`[-` / `0.93`)."""
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        outcomes, level = [], 2
+        outcomes, level = [], 1  # the page's title is its h1
         for cell in nb.cells:
             if cell.get("cell_type") == "markdown":
                 level = heading_level(cell.source) or level
@@ -177,10 +177,10 @@ class ScoreSummary(_FeedbackPreprocessor):
 
 
 def _shown_verdict(output: NotebookNode, exercise: str) -> NotebookNode:
-    text = str(output.get("data", {}).get("text/plain", ""))
-    text = score_line(exercise).sub("", text, count=1)
-    text = re.sub(r"^[ \t]*\(the cell keeps these points[^\n]*\)[ \t]*$", "", text, flags=re.M)
-    text = re.sub(r"\n{2,}", "\n", text).strip("\n")
+    lines = str(output.get("data", {}).get("text/plain", "")).rstrip("\n").split("\n")
+    count = next((i for i, line in enumerate(lines) if score_line(exercise).fullmatch(line)), None)
+    text = "\n".join(line for i, line in enumerate(lines)
+                     if i != count and not line.strip().startswith("(the cell keeps these points"))
     # Only these two forms: in the kernel the submission's code could publish a marked output of its own.
     output["data"] = {"text/plain": text, "text/html": f'<pre class="verdict">{unbroken_numbers(text)}</pre>'}
     return output
