@@ -187,10 +187,14 @@ def _shown_verdict(output: NotebookNode, exercise: str) -> NotebookNode:
 
 
 def unbroken_numbers(text: str) -> str:
-    """`text` as HTML, each word with a digit in it (a value, `[-0.9303,`) kept on one line."""
-    parts = re.split(r"(\S*\d\S*)", text)
-    return "".join(f'<span class="n">{html.escape(part)}</span>' if i % 2 and len(part) <= 40 else html.escape(part)
+    """`text` as HTML, each number standing as a word (`[-0.9303,`, `1e-05]`, `-inf`) kept on one line: a
+    browser may break a line after a minus sign."""
+    parts = _NUMBER.split(text)
+    return "".join(f'<span class="unbroken">{html.escape(part)}</span>' if i % 2 else html.escape(part)
                    for i, part in enumerate(parts))
+
+
+_NUMBER = re.compile(r"(?<!\S)([\[(]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|inf|nan)[\]),;:]*)(?!\S)")
 
 
 GRADERS_ONLY = "autograder.feedback.GradersOnly"

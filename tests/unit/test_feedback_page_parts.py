@@ -104,11 +104,13 @@ def test_the_summary_drops_the_verdicts_own_count_and_keeps_its_numbers_whole():
     shown = done.cells[0].outputs[0]["data"]
     assert set(shown) == {"text/plain", "text/html"} and "forged" not in shown["text/html"]
     assert "points" not in shown["text/plain"].splitlines()[0] and "keeps these points" not in shown["text/plain"]
-    assert '<span class="n">[-0.9303,</span>' in shown["text/html"]
+    assert '<span class="unbroken">[-0.9303,</span>' in shown["text/html"]
 
 
 def test_numbers_are_kept_whole_and_the_text_escaped():
-    assert unbroken_numbers("got [-0.9303, <b>]") == 'got <span class="n">[-0.9303,</span> &lt;b&gt;]'
+    assert unbroken_numbers("got [-0.9303, <b>]") == 'got <span class="unbroken">[-0.9303,</span> &lt;b&gt;]'
+    assert unbroken_numbers("[[-1e-05 -inf]] value[n_h=3 hint [axis_0]") == \
+        '<span class="unbroken">[[-1e-05</span> <span class="unbroken">-inf]]</span> value[n_h=3 hint [axis_0]'
 
 
 def test_a_written_answer_scored_by_hand_is_in_the_table_without_a_heading():
