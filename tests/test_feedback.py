@@ -139,12 +139,12 @@ def test_the_page_reads_offline_one_table_real_scores_math_and_wrapped_lines(fee
             refused = offline(context)
             page = context.new_page()
             page.goto(page_file.as_uri())
+            page.screenshot(path=str(SHOTS / "page-feedback-wrong.png"), full_page=True)  # the page as made
             # A long line of values, as a counterexample shows them, marked as the page marks a verdict's.
             values = "expected " + repr(np.linspace(-1, 1, 40).round(4).tolist()) * 2
             page.evaluate("html => document.querySelector('pre.verdict').insertAdjacentHTML('beforeend', html)",
                           "\n" + unbroken_numbers(values))
             seen = page.evaluate(SEEN)
-            page.screenshot(path=str(SHOTS / "page-feedback-wrong.png"), full_page=True)
             violations = axe_violations(page)
         finally:
             browser.close()
