@@ -2,5 +2,5 @@
 
 `schedule`: the arithmetic (pure); `rules`: the course's rules as its nbgrader settings declare them;
 `late_plugin`: the late-penalty plugin every grading path asks (`autograder grade`, `watch`, `regrade` and
-nbgrader's own `autograde`); `exceptions`: the extensions, labels and overrides with their audit rows.
+nbgrader's own `autograde`); `exception_store`: the extensions, labels and overrides with their audit rows.
 """
