@@ -47,7 +47,9 @@ def course(tmp_path_factory) -> Path:
             gb.add_student(student)
     for student, (when, _) in ARRIVED.items():
         stamp(submit(course, student, [WRONG] if student == "late" else []).parent, when)
-    for args in (("extend", ASSIGNMENT, "extby", "--by", "3d", "--reason", "illness"),
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        gb.add_student("absent")
+    for args in (("extend", ASSIGNMENT, "extby", "absent", "--by", "3d", "--reason", "illness"),
                  ("extend", ASSIGNMENT, "extuntil", "--until", "2026-01-11T13:00:00+01:00", "--reason", "sport"),
                  ("label", "labelled", "--set", "extra-time", "--reason", "accommodation letter")):
         done = cli(course, *args)
@@ -71,6 +73,12 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert rows(f"sqlite:///{ours}/gradebook.db") == rows(f"sqlite:///{theirs}/gradebook.db")
     graded = totals(ours)
     assert graded == totals(theirs)
+    # `absent` has an extension and nothing handed in yet: the export sends them no grade.
+    from autograder.lms.gradebook import open_gradebook, read_gradesheet
+
+    with open_gradebook(ours) as gb:
+        sheet = read_gradesheet(gb, [ASSIGNMENT])
+    assert not sheet.grades[(ASSIGNMENT, "absent")].submitted and sheet.grades[(ASSIGNMENT, "late")].submitted
     full = graded["extby"][0]
     for student, (_, credit) in ARRIVED.items():
         score, late_penalty = graded[student]
@@ -99,12 +107,13 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     capsys.readouterr()
     assert main(["exceptions"]) == 0
     assert capsys.readouterr().out.splitlines() == [
+        f"extension  {ASSIGNMENT}  absent: due 2026-01-13 12:00:00 UTC (+3d)",
         f"extension  {ASSIGNMENT}  extby: due 2026-01-13 12:00:00 UTC (+3d)",
         f"extension  {ASSIGNMENT}  extuntil: due 2026-01-11 12:00:00 UTC (+1d)",
         "label      labelled: extra-time", f"override   {ASSIGNMENT}  late: {name} = {points:g}"]
     assert main(["exceptions", "--history"]) == 0
     history = capsys.readouterr().out.splitlines()
-    assert [line.split("  ")[2] for line in history] == ["extension", "extension", "label", "override"]
+    assert [line.split("  ")[2] for line in history] == ["extension"] * 3 + ["label", "override"]
     assert history[-1].endswith("-- dispute #12")
 
 

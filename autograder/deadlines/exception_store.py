@@ -291,3 +291,11 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
         raise
     finally:
         gradebook.close()
+
+
+def awaiting_work(submission: Any) -> bool:
+    """Whether nbgrader's submission row (ORM) only holds an extension: made by `extend` before the student
+    handed anything in, none of its grades scored. Exports and the report count it as not submitted."""
+    return submission.timestamp is None and not any(
+        grade.auto_score is not None or grade.manual_score is not None
+        for notebook in submission.notebooks for grade in notebook.grades)

@@ -14,6 +14,7 @@ import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
+from autograder.deadlines.exception_store import awaiting_work
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
@@ -228,6 +229,8 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     submissions, manual = [], []
     for record in gradebook.assignment_submissions(assignment):
+        if awaiting_work(record):  # an extension granted before anything was handed in: not submitted
+            continue
         scores = {labels[(notebook.name, grade.name)]: float(grade.score)
                   for notebook in record.notebooks for grade in notebook.grades
                   if (notebook.name, grade.name) in labels}
