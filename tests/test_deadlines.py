@@ -73,6 +73,11 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert rows(f"sqlite:///{ours}/gradebook.db") == rows(f"sqlite:///{theirs}/gradebook.db")
     graded = totals(ours)
     assert graded == totals(theirs)
+    # The feedback page states the student's own deadline and the credit applied.
+    nbgrader(ours, "generate_feedback", ASSIGNMENT, "--student", "labelled")
+    page = (ours / "feedback" / "labelled" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert ("Due for you: 2026-01-11 12:00:00 UTC (1d of extra time, label extra-time). "
+            "Handed in: 2026-01-14 00:00:00 UTC, 2d12h late: 80% of the score counts") in page
     # `absent` has an extension and nothing handed in yet: the export sends them no grade.
     from autograder.lms.gradebook import open_gradebook, read_gradesheet
 
@@ -100,6 +105,20 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert totals(ours) == totals(theirs)
     assert totals(ours)["late"] == (full, pytest.approx(full * 0.2))
     assert rows(f"sqlite:///{ours}/gradebook.db")["grade"] == rows(f"sqlite:///{theirs}/gradebook.db")["grade"]
+
+    # The class report: who was late and by how much, the points taken, the extensions, label and override.
+    from autograder.report.data import collect
+    from autograder.report.html import _deadline_section
+
+    data = collect(ours, ASSIGNMENT)
+    assert "absent" not in {s.student for s in data.submissions}
+    by_student = {row.student: row for row in data.deadlines}
+    assert sorted(by_student) == ["extby", "extuntil", "labelled", "late", "practice"]
+    assert by_student["late"].overrides == (name,) and by_student["late"].penalty == pytest.approx(full * 0.2)
+    assert by_student["practice"].late_by == timedelta(days=8) and by_student["practice"].penalty == full
+    assert by_student["extby"].extension == timedelta(days=3) and by_student["extby"].penalty == 0
+    assert by_student["labelled"].label == "extra-time"
+    assert '<tr data-deadline="extuntil"><td>extuntil</td><td>2026-01-11 12:00:00 UTC</td>' in _deadline_section(data)
 
     from autograder.cli import main
 

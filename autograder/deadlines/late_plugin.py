@@ -20,7 +20,7 @@ from traitlets import Dict, List, Unicode
 from traitlets.config import Configurable
 
 from autograder.deadlines.rules import rules_from
-from autograder.deadlines.schedule import Credit, credit_at, penalty
+from autograder.deadlines.schedule import Credit, penalty
 from autograder.deadlines.student_deadline import read_deadline
 
 Rows = Callable[[str, dict[str, Any]], list[tuple]]
@@ -68,8 +68,7 @@ class LateCredit(LateSubmissionPlugin):
             return None
         # nbgrader counts the seconds from the due date plus the extension: that is when the work arrived.
         arrived = deadline.due + (deadline.extension or timedelta(0)) + timedelta(seconds=total_seconds_late)
-        return credit_at(rules.schedule(assignment), deadline.due, arrived, deadline.extension,
-                         rules.label(deadline.label) if deadline.label in rules.labels else rules.label(None))
+        return deadline.credit(rules, assignment, arrived)
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float | None:
         found = self.credit(student_id, total_seconds_late)

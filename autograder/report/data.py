@@ -19,6 +19,7 @@ from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
+from autograder.report.deadline_rows import DeadlineRow, deadline_rows
 from autograder.watch.watch_status import WatchHealth, watch_health
 
 
@@ -92,6 +93,7 @@ class ClassData:
     versions: dict[str, str] = field(default_factory=dict)  # student -> grader version of their latest run
     current_version: str = ""  # the graders and instructor files on disk now
     watch: WatchHealth | None = None  # the course's watcher, running or not, and its queue
+    deadlines: list[DeadlineRow] = field(default_factory=list)  # who was late, had an exception or an override
 
     @property
     def mixed_versions(self) -> bool:
@@ -225,12 +227,12 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
 
 
 def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]
-                 ) -> tuple[list[Submission], list[ManualCell]]:
+                 ) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     submissions, manual = [], []
-    for record in gradebook.assignment_submissions(assignment):
-        if awaiting_work(record):  # an extension granted before anything was handed in: not submitted
-            continue
+    # An extension granted before anything was handed in is not a submission.
+    records = [r for r in gradebook.assignment_submissions(assignment) if not awaiting_work(r)]
+    for record in records:
         scores = {labels[(notebook.name, grade.name)]: float(grade.score)
                   for notebook in record.notebooks for grade in notebook.grades
                   if (notebook.name, grade.name) in labels}
@@ -240,7 +242,8 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
         manual += [ManualCell(record.student_id, labels.get((notebook.name, grade.name), grade.name), notebook.id)
                    for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
     return (sorted(submissions, key=lambda s: s.student),
-            sorted(manual, key=lambda cell: (cell.student, cell.exercise)))
+            sorted(manual, key=lambda cell: (cell.student, cell.exercise)),
+            deadline_rows(gradebook, assignment, records))
 
 
 
@@ -289,7 +292,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         raise ReportError(str(exc)) from None
     with open_gradebook(settings) as gradebook:
         exercises = _exercises(settings, gradebook, assignment)
-        submissions, manual = _submissions(gradebook, assignment, exercises)
+        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
         record = gradebook.db.query(Course).first()
@@ -314,6 +317,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         current_version=grader_version(assignment, settings.path("source", ".", assignment),
                                        list(settings.coursedir.ignore)),
         watch=watch_health(settings.root),
+        deadlines=deadlines,
     )
 
 

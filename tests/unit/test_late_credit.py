@@ -149,3 +149,25 @@ def test_an_assignment_overrides_the_course_schedule_keeping_what_it_does_not_se
     assert rules.label("extra-time") == Label("extra-time", timedelta(days=1), 1.5)
     with pytest.raises(DeadlineError, match="unknown label 'sport'"):
         rules.label("sport")
+
+
+def test_the_feedback_line_says_the_deadline_for_the_student_and_the_credit_and_why():
+    from autograder.deadlines.rules import LateRules
+    from autograder.deadlines.student_deadline import StudentDeadline
+    from autograder.deadlines.student_line import deadline_line
+
+    rules = LateRules(SCHEDULE, labels={"extra-time": Label("extra-time", timedelta(days=1), 1.5)})
+    extended = StudentDeadline(DUE, timedelta(days=3), None)
+    arrived = DUE + timedelta(days=4)
+    assert deadline_line(extended, arrived, extended.credit(rules, "hw", arrived)) == (
+        "Due for you: 2026-03-05 23:59:00 UTC (an extension of 3d). Handed in: 2026-03-06 23:59:00 UTC, 1d late: "
+        "80% of the score counts (the course's late-credit schedule).")
+    labelled = StudentDeadline(DUE, None, "extra-time")
+    assert deadline_line(labelled, DUE, labelled.credit(rules, "hw", DUE)) == (
+        "Due for you: 2026-03-03 23:59:00 UTC (1d of extra time, label extra-time). "
+        "Handed in: 2026-03-02 23:59:00 UTC, on time: full credit.")
+    plain = StudentDeadline(DUE, None, None)
+    late = DUE + timedelta(days=9)
+    assert deadline_line(plain, late, plain.credit(rules, "hw", late)).endswith(
+        "9d late: after the last late deadline, so this is practice: graded, but the score does not count.")
+    assert deadline_line(plain, None, None) == "Due for you: 2026-03-02 23:59:00 UTC."
