@@ -117,7 +117,8 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert by_student["late"].overrides == (name,) and by_student["late"].penalty == pytest.approx(full * 0.2)
     assert by_student["practice"].late_by == timedelta(days=8) and by_student["practice"].penalty == full
     assert by_student["extby"].extension == timedelta(days=3) and by_student["extby"].penalty == 0
-    assert by_student["labelled"].label == "extra-time"
+    labelled = by_student["labelled"]  # due a day later for them: as the late rule and their page count it
+    assert (labelled.label, labelled.due.day, labelled.late_by) == ("extra-time", 11, timedelta(days=2, hours=12))
     assert '<tr data-deadline="extuntil"><td>extuntil</td><td>2026-01-11 12:00:00 UTC</td>' in _deadline_section(data)
 
     from autograder.cli import main

@@ -15,6 +15,7 @@ from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
 from autograder.deadlines.exception_store import awaiting_work
+from autograder.deadlines.rules import LateRules
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
@@ -226,7 +227,7 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
     return exercises
 
 
-def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules
                  ) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     submissions, manual = [], []
@@ -243,7 +244,7 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
                    for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
     return (sorted(submissions, key=lambda s: s.student),
             sorted(manual, key=lambda cell: (cell.student, cell.exercise)),
-            deadline_rows(gradebook, assignment, records))
+            deadline_rows(gradebook, assignment, records, rules))
 
 
 
@@ -288,11 +289,12 @@ def collect(course: Path, assignment: str) -> ClassData:
     """The report's data for `assignment` in the course folder `course`."""
     try:
         settings = read_course(course, required=False)
+        rules = settings.late_rules
     except SettingsError as exc:
         raise ReportError(str(exc)) from None
     with open_gradebook(settings) as gradebook:
         exercises = _exercises(settings, gradebook, assignment)
-        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises)
+        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
         record = gradebook.db.query(Course).first()

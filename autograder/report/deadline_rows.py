@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from autograder.deadlines.schedule import as_utc
+from autograder.deadlines.rules import LateRules
+from autograder.deadlines.schedule import as_utc, student_due
 
 
 @dataclass(frozen=True)
@@ -21,8 +22,10 @@ class DeadlineRow:
     overrides: tuple[str, ...]  # cells whose score an instructor set
 
 
-def deadline_rows(gradebook: Any, assignment: str, records: list[Any]) -> list[DeadlineRow]:
-    """`records`: nbgrader's submissions of `assignment` (its ORM objects) that count as submitted."""
+def deadline_rows(gradebook: Any, assignment: str, records: list[Any], rules: LateRules) -> list[DeadlineRow]:
+    """`records`: nbgrader's submissions of `assignment` (its ORM objects) that count as submitted. The due date
+    and lateness are the student's own (their extension or label), as the late rule and the feedback page
+    count them."""
     from sqlalchemy import inspect, text
 
     from autograder.deadlines.exception_store import LABEL_TABLE, OVERRIDE_TABLE
@@ -37,11 +40,14 @@ def deadline_rows(gradebook: Any, assignment: str, records: list[Any]) -> list[D
             overrides.setdefault(student, []).append(cell)
     rows = []
     for record in records:
-        late = timedelta(seconds=float(record.total_seconds_late))
         penalty = float(record.late_submission_penalty or 0.0)
         label, changed = labels.get(record.student_id), tuple(overrides.get(record.student_id, ()))
+        arrived = as_utc(record.timestamp) if record.timestamp is not None else None
+        due, late = None, timedelta(0)
+        if record.assignment.duedate is not None:
+            due = student_due(record.assignment.duedate, record.extension,
+                              rules.labels.get(label or "", rules.label(None)))
+            late = max(arrived - due, timedelta(0)) if arrived is not None else timedelta(0)
         if late or penalty or record.extension or label or changed:
-            due = as_utc(record.duedate) if record.duedate is not None else None
-            arrived = as_utc(record.timestamp) if record.timestamp is not None else None
             rows.append(DeadlineRow(record.student_id, due, arrived, late, penalty, record.extension, label, changed))
     return sorted(rows, key=lambda row: row.student)
