@@ -133,10 +133,16 @@ class ScoreSummary(_FeedbackPreprocessor):
         penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
         if penalty > 0:
             rows.append(f'<tr class="lost"><td>late submission penalty</td><td class="points">-{penalty:g}</td></tr>')
+        # Issue 28: the student's deadline and the credit applied (one place; `deadlines.student_line`).
+        from autograder.deadlines.student_line import feedback_deadline_line
+
+        deadline = feedback_deadline_line(resources.get("nbgrader", {}), self.config)
         if rows:
             table = ('<table class="autograder-scores"><thead><tr><th>exercise</th><th>points</th></tr></thead>'
                      f'<tbody>{"".join(rows)}</tbody></table>')
-            nb.cells.insert(0, new_markdown_cell(f"{_STYLE}\n\n**Your points, exercise by exercise**\n\n{table}"))
+            line = f"\n\n{html.escape(deadline)}" if deadline else ""
+            nb.cells.insert(0, new_markdown_cell(f"{_STYLE}\n\n**Your points, exercise by exercise**{line}\n\n"
+                                                 f"{table}"))
         return nb, resources
 
 

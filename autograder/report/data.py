@@ -14,10 +14,13 @@ import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
+from autograder.deadlines.exception_store import awaiting_work
+from autograder.deadlines.rules import LateRules
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
+from autograder.report.deadline_rows import DeadlineRow, deadline_rows
 from autograder.watch.watch_status import WatchHealth, watch_health
 
 
@@ -91,6 +94,7 @@ class ClassData:
     versions: dict[str, str] = field(default_factory=dict)  # student -> grader version of their latest run
     current_version: str = ""  # the graders and instructor files on disk now
     watch: WatchHealth | None = None  # the course's watcher, running or not, and its queue
+    deadlines: list[DeadlineRow] = field(default_factory=list)  # who was late, had an exception or an override
 
     @property
     def mixed_versions(self) -> bool:
@@ -223,11 +227,13 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
     return exercises
 
 
-def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]
-                 ) -> tuple[list[Submission], list[ManualCell]]:
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules
+                 ) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     submissions, manual = [], []
-    for record in gradebook.assignment_submissions(assignment):
+    # An extension granted before anything was handed in is not a submission.
+    records = [r for r in gradebook.assignment_submissions(assignment) if not awaiting_work(r)]
+    for record in records:
         scores = {labels[(notebook.name, grade.name)]: float(grade.score)
                   for notebook in record.notebooks for grade in notebook.grades
                   if (notebook.name, grade.name) in labels}
@@ -237,7 +243,8 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
         manual += [ManualCell(record.student_id, labels.get((notebook.name, grade.name), grade.name), notebook.id)
                    for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
     return (sorted(submissions, key=lambda s: s.student),
-            sorted(manual, key=lambda cell: (cell.student, cell.exercise)))
+            sorted(manual, key=lambda cell: (cell.student, cell.exercise)),
+            deadline_rows(gradebook, assignment, records, rules))
 
 
 
@@ -282,11 +289,12 @@ def collect(course: Path, assignment: str) -> ClassData:
     """The report's data for `assignment` in the course folder `course`."""
     try:
         settings = read_course(course, required=False)
+        rules = settings.late_rules
     except SettingsError as exc:
         raise ReportError(str(exc)) from None
     with open_gradebook(settings) as gradebook:
         exercises = _exercises(settings, gradebook, assignment)
-        submissions, manual = _submissions(gradebook, assignment, exercises)
+        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
         record = gradebook.db.query(Course).first()
@@ -311,6 +319,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         current_version=grader_version(assignment, settings.path("source", ".", assignment),
                                        list(settings.coursedir.ignore)),
         watch=watch_health(settings.root),
+        deadlines=deadlines,
     )
 
 

@@ -296,6 +296,31 @@ def _version_section(data: ClassData) -> str:
             + rows + "</tbody></table>")
 
 
+def _deadline_section(data: ClassData) -> str:
+    """Who was late and by how much, the points the late rule took, who had an extension or a label, whose
+    score was set by hand (`autograder extend / label / override`)."""
+    from autograder.deadlines.schedule import show, show_duration
+
+    if not data.deadlines:
+        return ""
+    rows = [
+        f'<tr data-deadline="{escape(row.student)}"><td>{escape(row.student)}</td>'
+        f"<td>{escape(show(row.due)) if row.due else '—'}</td>"
+        f"<td>{escape(show(row.arrived)) if row.arrived else '—'}</td>"
+        f"<td>{escape(show_duration(row.late_by)) if row.late_by else '—'}</td>"
+        + _metric("penalty", f"-{points(row.penalty)}" if row.penalty else "—", "td", "num")
+        + f"<td>{'+' + escape(show_duration(row.extension)) if row.extension else '—'}</td>"
+        f"<td>{escape(row.label or '—')}</td><td>{escape(', '.join(row.overrides) or '—')}</td></tr>"
+        for row in data.deadlines
+    ]
+    return (
+        "<h2>Deadlines, extensions and overrides</h2>"
+        "<table><thead><tr><th>student</th><th>due for them</th><th>handed in</th><th>late by</th>"
+        '<th class="num">late penalty</th><th>extension</th><th>label</th><th>overridden</th></tr></thead><tbody>'
+        + "".join(rows) + "</tbody></table>"
+    )
+
+
 def _student_section(data: ClassData) -> str:
     head = "".join(f'<th class="num">{escape(e.label)}</th>' for e in data.exercises)
     rows = []
@@ -349,6 +374,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _timing_section(data, charts)
         + _watcher_section(data)
         + _version_section(data)
+        + _deadline_section(data)
         + _student_section(data)
         + "</main></body></html>\n"
     )
