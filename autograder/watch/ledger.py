@@ -8,7 +8,7 @@ attempts.
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,6 +32,7 @@ class Record:
     max_score: float | None = None
     until: str = ""  # deferred or failed: not before then (ISO)
     note: str = ""
+    feedback: list[str] = field(default_factory=list)  # graded: its pages' file names in the exchange
 
 
 class Ledger:
