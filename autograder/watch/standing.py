@@ -5,6 +5,7 @@ course's policy says: the latest, or the best)."""
 from dataclasses import dataclass
 from datetime import datetime
 
+from autograder.terminal import count
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 from autograder.watch.pages import Markup, markup, when
@@ -64,7 +65,7 @@ def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list
         slot = policy.next_slot([a.graded_at for a in attempts], now)
         if slot is None:
             left = policy.attempts - recent
-            first = markup(f"{which}: {left} more graded attempt{'s' if left != 1 else ''} possible now.")
+            first = markup(f"{which}: {count(left, 'more graded attempt')} possible now.")
         else:
             first = markup(f"{which}: none left; your next graded attempt is possible at ", when(slot), ".")
     best = counted(policy, attempts)

@@ -333,7 +333,9 @@ class Watcher:
             self.ungraded.fail(entry, str(exc))
             return
         self.ledger.write(Record(entry.name, "graded", now.isoformat(), entry.student, entry.assignment,
-                                 entry.time.isoformat(), graded.score, graded.max_score, feedback=names))
+                                 entry.time.isoformat(), graded.score, graded.max_score, feedback=names,
+                                 hints={c.grade_id: list(c.exercise.hints) for c in result.cells
+                                        if c.exercise and c.exercise.hints}))
         self.ungraded.graded(entry.name)
         self.tell_superseded(earlier, attempts)
         # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
