@@ -412,3 +412,81 @@ def test_student_ids_and_messages_are_shown_as_text(course, tmp_path):
     assert seen["images"] == 0 and seen["bold"] == 0
     row = next(r for r in seen["rows"] if r["student"] == HOSTILE_ID)
     assert row["cells"][0] == HOSTILE_ID and row["cells"][3] == HOSTILE_MESSAGE  # what a person reads
+
+
+# ---- accessibility, and the page at 1, 2 and 200 students ------------------------------------------------
+
+def class_of(course: Path, size: int, where: Path) -> Path:
+    """A copy of the course with `size` graded students: the first few of the module's class, or the whole
+    class and synthetic students up to `size` (gradebook rows written by the engine's own gradebook writer and
+    result files copied from cy's and dee's with another name: nothing is graded again)."""
+    from autograder.grading.model import Outcome
+    from autograder.grading.writer import GradebookWriter
+
+    copy = where / f"class-of-{size}"
+    shutil.copytree(course, copy)
+    keep = ["ada", "cy"][:size]
+    url = f"sqlite:///{copy}/gradebook.db"
+    if size <= len(keep):
+        with Gradebook(url) as gradebook:
+            for student in [s.id for s in gradebook.students if s.id not in keep]:
+                gradebook.remove_student(student)
+        for folder in (copy / "autograded").iterdir():
+            if folder.name not in keep:
+                shutil.rmtree(folder)
+        shutil.rmtree(copy / ".autograder-watch")
+        return copy
+    models = [SubmissionResult.load(course / "autograded" / s / ASSIGNMENT) for s in ("cy", "dee")]
+    writer = GradebookWriter(url, "course")
+    try:
+        for n in range(size - len(SUBMISSIONS)):
+            model = models[n % 2]
+            student = f"student{n:03d}_with_a_long_name"
+            result = SubmissionResult(student, ASSIGNMENT, cells=model.cells, seconds=0.5 + (n % 37) / 10)
+            (copy / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
+            result.save(copy / "autograded" / student / ASSIGNMENT)
+            writer.add(Outcome(result), "2026-11-25 09:00:00.000000 UTC", {})
+        writer.commit()
+    finally:
+        writer.close()
+    return copy
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("size", [1, 2, 200])
+def test_the_report_passes_axe_and_fits_the_page_at_1_2_and_200_students(course, browser, size, tmp_path):
+    from tests.axe import serious_violations
+
+    copy = class_of(course, size, tmp_path)
+    path, data = write_report(copy, ASSIGNMENT, copy / "reports")
+    assert len(data.submissions) == size
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    try:
+        page.goto(path.as_uri())
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        assert serious_violations(page) == []
+        # Nothing wider than the window: the every-student table scrolls in its own box.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1000
+        # Every chart has a text alternative; the histograms' numbers are in a table under them.
+        charts = page.evaluate("""[...document.querySelectorAll('img[data-chart]')].map(i => ({
+            name: i.dataset.chart, alt: i.alt, table: i.closest('figure').querySelectorAll('td').length}))""")
+        assert {c["name"] for c in charts} >= {"scores", "pass_rates", "seconds"}
+        assert all(len(c["alt"]) > 40 for c in charts)
+        assert all(c["table"] > 0 for c in charts if c["name"] in ("scores", "seconds"))
+        summary = page.locator("h2:text('Every student') + details > summary").inner_text()
+        assert summary == (f"{size} submission" if size == 1 else f"{size} submissions")
+        # The whole page as a test artefact; at 200 students (18 000 px opened) its first screen only.
+        page.screenshot(path=str(tmp_path / f"report-{size}.png"), full_page=size < 200)
+    finally:
+        page.close()

@@ -42,7 +42,7 @@ details summary { cursor: pointer; color: #2f5b8c; }
 figure { margin: 8px 0; }
 figcaption { font-size: 14px; color: #52606d; }
 .wide { overflow-x: auto; max-width: 100%; }
-.wide th.num { white-space: normal; overflow-wrap: anywhere; min-width: 4em; }
+.wide th.num { white-space: normal; }
 """
 
 
