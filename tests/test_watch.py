@@ -161,7 +161,7 @@ def test_attempts_over_the_limit_wait_for_the_window_and_faults_do_not_count(tem
         watcher.wait_line(r"graded ed .*attempt 1\)", timeout=90)  # the failure was not an attempt
         over = hand_in(watched, "ed", [WRONG])
         watcher.wait_line(r"deferred ed ")
-        notice = wait_for(lambda: "waiting to be graded" in feedback_of(watched, over).read_text()
+        notice = wait_for(lambda: "Waiting to be graded" in feedback_of(watched, over).read_text()
                           and feedback_of(watched, over).read_text(), 30, "the deferral notice", watcher.log)
         assert "none left until" in notice and "(as graded attempt 2)" in notice
         assert "Until then, attempt 1 (submitted" in notice  # what counts meanwhile

@@ -95,8 +95,13 @@ def with_banner(page: bytes, lines: list[Markup]) -> bytes:
     return head + found + rest[:tag_end] + top + rest[tag_end:]
 
 
+NOTICE_CSS = ("body { font: 16px/1.5 system-ui, sans-serif; color: #1f2933; margin: 0; }"
+              " main { max-width: 46em; padding: 1em 1.5em; } h1 { font-size: 1.4em; }")
+
+
 def notice(title: str, lines: list[Markup]) -> bytes:
     """A plain page in place of the feedback."""
     body = "".join(f"<p>{line}</p>" for line in lines)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"</head><body><main><h1>{html.escape(title)}</h1>{body}</main>{LOCAL_TIMES}</body></html>").encode()
+            f"<style>{NOTICE_CSS}</style></head><body><main><h1>{html.escape(title)}</h1>{body}</main>{LOCAL_TIMES}"
+            "</body></html>").encode()

@@ -42,7 +42,7 @@ class Ungraded:
         try:
             attempts = attempts_of(self.ledger.graded(entry.student, entry.assignment))
             self.tell(entry, self.exchange.secret(entry), notice(
-                f"Submission received: waiting to be graded (none left until {when_text(slot)})",
+                f"Waiting to be graded: none left until {when_text(slot)}",
                 waiting_lines(self.policy, entry.assignment, entry.time, slot, attempts)))
         except (Uncollectable, OSError) as exc:
             self.refuse(entry.name, str(exc))
