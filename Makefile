@@ -48,9 +48,14 @@ system-deps:
 # spread over TEST_WORKERS processes (tests/conftest.py keeps each file, and the files sharing the graded class,
 # on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (README, "Tests").
 TEST_WORKERS ?= 3
-test: install system-deps
+test: install system-deps node_modules/.installed
 	$(BIN)/ruff check autograder tests source
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+
+# axe-core, which the browser tests inject into pages to audit their accessibility (package.json pins it).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	@touch $@
 
 # The unit tests alone, in seconds: no nbgrader run, no sandbox, no database server.
 test-fast: install

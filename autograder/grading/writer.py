@@ -170,7 +170,9 @@ class GradebookWriter:
         assignment = self._structure(result.assignment)
         students, submissions = self._existing(assignment)
         if result.student not in students:
-            self._stage("student", "insert", {"id": result.student, "first_name": None, "last_name": None,
+            # A student no roster import named: the formgrader shows "last, first" (and "None, None" for
+            # none), so the id stands as the last name until `autograder roster import` gives the real ones.
+            self._stage("student", "insert", {"id": result.student, "first_name": "", "last_name": result.student,
                                               "email": None, "lms_user_id": None})
             students.add(result.student)
         stamp = _parse_utc(timestamp) if timestamp else None
