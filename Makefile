@@ -4,8 +4,6 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# axe-core (npm), which the browser tests inject into the pages they audit for accessibility (tests/accessibility.py).
-AXE := tests/node_modules/axe-core/axe.min.js
 # nbgrader's gradebook set-up runs `alembic`, found through PATH.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
@@ -15,22 +13,19 @@ N ?= 200
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
 # sandbox zygote it starts) would otherwise compile the whole package from source again.
-install: $(STAMP) $(AXE)
+# rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
+# imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
+# Jupyter process, for IRI formats no notebook or Jupyter schema uses. Without it jsonschema skips those two
+# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). README, "Installing".
+install: $(STAMP)
 	@$(BIN)/python -m compileall -q autograder
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
+	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	@touch $(STAMP)
-
-# Without npm only the accessibility audits cannot run (`make demo` needs none of it): said, not fatal.
-$(AXE): tests/package.json tests/package-lock.json
-	@if command -v npm >/dev/null; then \
-	    cd tests && npm ci --no-audit --no-fund --silent && touch node_modules/axe-core/axe.min.js; \
-	else \
-	    echo "make: no npm, so no axe-core for the browser tests' accessibility audits: sudo apt-get install npm" >&2; \
-	fi
 
 # Debian's packages the tests need, installed only when missing: headless Chromium renders the class report and
 # drives JupyterLab (Playwright uses it, never a browser of its own); a PostgreSQL server (binaries in
@@ -54,9 +49,14 @@ system-deps:
 # spread over TEST_WORKERS processes (tests/conftest.py keeps each file, and the files sharing the graded class,
 # on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (README, "Tests").
 TEST_WORKERS ?= 3
-test: system-deps install
+test: install system-deps node_modules/.installed
 	$(BIN)/ruff check autograder tests source
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+
+# axe-core, which the browser tests inject into pages to audit their accessibility (package.json pins it).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	@touch $@
 
 # The unit tests alone, in seconds: no nbgrader run, no sandbox, no database server.
 test-fast: install
@@ -94,5 +94,5 @@ bench-cluster: install system-deps
 	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 clean:
-	rm -rf $(VENV) tests/node_modules gradebook.db submitted autograded feedback exports reports demo .pytest_cache
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +

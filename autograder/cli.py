@@ -34,6 +34,10 @@ COMMANDS = (
     "autograder.commands.check",
     "autograder.commands.release",
     "autograder.commands.db",
+    "autograder.commands.extend",
+    "autograder.commands.label",
+    "autograder.commands.override",
+    "autograder.commands.exceptions",
 )
 
 

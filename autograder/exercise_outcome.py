@@ -123,10 +123,11 @@ def score_line(exercise: str) -> re.Pattern:
 
 @dataclass(frozen=True)
 class PageSummary:
-    """Every grade cell's outcome, in the notebook's order, and the late penalty: what the page's table shows."""
+    """Every grade cell's outcome, in the notebook's order, the late penalty and the deadline: the page's top."""
 
     outcomes: list[ExerciseOutcome]
     late_penalty: float = 0.0
+    deadline: str = ""  # the student's deadline and the credit applied (`autograder.deadlines.student_line`)
 
     def of(self, grade_id: str | None) -> ExerciseOutcome | None:
         return next((found for found in self.outcomes if found.grade_id == grade_id), None)

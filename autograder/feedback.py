@@ -172,7 +172,11 @@ class ScoreSummary(_FeedbackPreprocessor):
             cell.outputs = [_shown_verdict(o, found.exercise) if is_verdict(o) else o for o in cell.outputs
                             if o.get("output_type") != "execute_result"]
         penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
-        resources["autograder"] = PageSummary(outcomes, penalty)
+        # Issue 28: the student's deadline and the credit applied (one place; `deadlines.student_line`).
+        from autograder.deadlines.student_line import feedback_deadline_line
+
+        deadline = feedback_deadline_line(resources.get("nbgrader", {}), self.config)
+        resources["autograder"] = PageSummary(outcomes, penalty, deadline or "")
         return nb, resources
 
 

@@ -82,6 +82,11 @@ def number(value: float | None, places: int) -> str:
     return "—" if value is None else f"{value:.{places}f}"
 
 
+def count(n: int, noun: str, plural: str = "") -> str:
+    """"1 submission", "2 submissions"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def percent(fraction: float | None) -> str:
     return "—" if fraction is None else f"{100 * fraction:.0f}%"
 

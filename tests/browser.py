@@ -1,5 +1,5 @@
 """Headless Chromium (Debian's package) for tests that check what a person sees on a page: run directly, or
-driven by Playwright (`offline` keeps such a page from the network; tests/accessibility.py audits it)."""
+driven by Playwright (`offline` keeps such a page from the network; tests/axe.py audits it)."""
 
 import html
 import json

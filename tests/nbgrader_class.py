@@ -1,7 +1,8 @@
 """A class graded by the real `nbgrader autograde`: every catalogue answer, the solution and a blank release.
 
-Grading through nbgrader costs about 2 s a submission, so the class is built once per test session and
-split into shards (separate course copies, each with its own gradebook) that grade in parallel.
+Grading through nbgrader costs about 3 CPU-seconds a submission (a kernel, and the notebook's figure), so the
+answers are packed several to a submission, the class is built once per test session, and it is split into
+shards (separate course copies, each with its own gradebook) that grade in parallel.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.catalogue import Answer, combined_answers, correct_answers, wrong_answers
+from autograder.devtools.catalogue import Answer, combined_answers, packed_answers
 from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
 from tests.grading_course import gradebook_scores, submit
@@ -47,12 +48,12 @@ class GradedClass:
 
 
 def student_ids(assignment: str) -> dict[str, tuple[Answer, ...]]:
-    """`solution` and `blank`, then one student per catalogue answer (c: correct, w: wrong), then one per
-    combination of a correct answer on a wrong one it calls (x: `combined_answers`)."""
+    """`solution` and `blank`, then the catalogue's answers packed into few students (p: `packed_answers`, each
+    holding at most one answer per exercise), then one student per combination of a correct answer on a wrong
+    one it calls (x: `combined_answers`)."""
     students: dict[str, tuple[Answer, ...]] = {"solution": (), "blank": ()}
-    for prefix, answers in (("c", correct_answers(assignment)), ("w", wrong_answers(assignment))):
-        for index, answer in enumerate(answers):
-            students[f"{prefix}{index:03d}"] = (answer,)
+    for index, answers in enumerate(packed_answers(assignment)):
+        students[f"p{index:03d}"] = answers
     for index, answers in enumerate(combined_answers(assignment)):
         students[f"x{index:03d}"] = answers
     return students

@@ -30,9 +30,10 @@ class Student:
     def env(self) -> dict[str, str]:
         return {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "PATH": "/usr/bin:/bin",
                 "PYTHONPATH": SITE_PACKAGES, "LANG": "C.UTF-8",
-                # nbgrader's lab extension and server extensions, as the venv's own Python would find them
+                # nbgrader's lab extension and server extensions, as the venv's own Python would find them, with
+                # the instructor's tools switched off for students (jupyter-config/student, README "Setting it up")
                 "JUPYTER_PATH": str(VENV / "share" / "jupyter"),
-                "JUPYTER_CONFIG_PATH": str(VENV / "etc" / "jupyter")}
+                "JUPYTER_CONFIG_PATH": f"{VENV / 'etc' / 'jupyter-student'}:{VENV / 'etc' / 'jupyter'}"}
 
     def command(self, *args: str) -> list[str]:
         return ["runuser", "-u", self.name, "--", "env", "-i", *(f"{k}={v}" for k, v in self.env().items()),

@@ -20,7 +20,9 @@ from tests.unit.test_settings import config
 NEWEST = revisions()[-1]
 AUDIT_TABLES = ("autograder_grading_run", "autograder_grading_score")
 IDENTITY = "autograder_lms_identity"
-OUR_TABLES = (*AUDIT_TABLES, IDENTITY)
+PREVIOUS_TABLES = (*AUDIT_TABLES, IDENTITY)  # what the release before migrations made
+DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "autograder_exception_event")  # 0002
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.
@@ -91,7 +93,7 @@ def gradebook(request, tmp_path) -> str:
     return server.url(server.create_database(template=request.getfixturevalue("postgres_template")))
 
 
-def write_previous_release(url: str, tables: tuple[str, ...] = OUR_TABLES) -> None:
+def write_previous_release(url: str, tables: tuple[str, ...] = PREVIOUS_TABLES) -> None:
     """Our `tables` as the release before migrations made them (each on its first use), with rows in them."""
     if AUDIT_TABLES[0] in tables:
         connection = connect(url)
@@ -163,10 +165,10 @@ def course_on(tmp_path: Path, url: str) -> Path:
     return course
 
 
-@pytest.mark.parametrize("previous", [OUR_TABLES, AUDIT_TABLES, (IDENTITY,)], ids=["all", "audit", "identity"])
+@pytest.mark.parametrize("previous", [PREVIOUS_TABLES, AUDIT_TABLES, (IDENTITY,)], ids=["all", "audit", "identity"])
 def test_a_gradebook_of_the_previous_release_upgrades_in_place_with_its_rows(gradebook, previous):
     write_previous_release(gradebook, previous)
-    before = rows(gradebook) if previous == OUR_TABLES else None
+    before = rows(gradebook) if previous == PREVIOUS_TABLES else None
     nbgrader_version = versions(gradebook)[0]
     assert upgrade(gradebook) == (None, NEWEST)
     assert versions(gradebook) == (nbgrader_version, [(NEWEST,)])
@@ -185,7 +187,11 @@ def test_a_new_gradebook_gets_our_tables_as_the_previous_release_made_them(grade
         previous = server.url(server.create_database())
     write_previous_release(previous)
     assert set(schema(gradebook)) == set(OUR_TABLES)
-    assert schema(gradebook) == schema(previous)
+    made = schema(gradebook)
+    assert {table: made[table] for table in PREVIOUS_TABLES} == schema(previous)
+    # The deadline tables (revision 0002): their keys and the audit trail's index by student.
+    assert made["autograder_score_override"][1] == ["assignment", "student_id", "notebook", "cell"]
+    assert made["autograder_exception_event"][3] == [("autograder_exception_event_student", ["student_id"])]
 
 
 def test_upgrading_again_changes_nothing_and_the_command_says_so(gradebook, tmp_path):

@@ -169,6 +169,8 @@ def own_courses(tmp_path_factory):
         for build in builds:
             out, _ = build.communicate(timeout=900)
             assert build.returncode == 0, out[-3000:]
+        for venv, _ in where.values():
+            subprocess.run([str(venv / "bin" / "pip"), "uninstall", "-q", "-y", "rfc3987-syntax"], check=True)
         yield where
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -25,6 +25,7 @@ from autograder.grading.model import CellResult, SubmissionResult
 from autograder.notebook import load_namespace
 from autograder.report import write_report
 from autograder.student import InProcessStudent
+from autograder.watch.ledger import Ledger, Record
 from tests.browser import chromium, seen_after_load
 
 ASSIGNMENT = "hidden_state_activation"
@@ -53,6 +54,16 @@ WITH_RESULTS = {"ada": 1.2, "cy": 2.0, "dee": 10.5}  # student -> seconds
 TIME_LIMIT_MESSAGE = "hidden_state stopped after 10 s: the time limit"
 SELF_CHECK_ERROR = "ValueError: all the input array dimensions except for the concatenation axis must match"
 UNREADABLE_MESSAGE = "hidden_state_activation.ipynb: not a readable notebook (NotJSONError: truncated)"
+UNANSWERED_ERROR = "NotImplementedError: "  # what the released stub raises in a self-check
+# The watcher's ledger: ben's earlier attempt, where the graders named a mistake he has since fixed, and
+# a submission of eve's waiting over the attempts limit.
+LEDGER = [
+    Record("ben+a+1", "graded", "2026-11-25T09:00:01", "ben", ASSIGNMENT, "2026-11-25T09:00:00", 40.0, 46.0,
+           hints={"test_sigmoid": ["sigmoid_sign"]}),
+    Record("ben+a+2", "graded", "2026-11-25T10:00:01", "ben", ASSIGNMENT, "2026-11-25T10:00:00", 46.0, 46.0),
+    Record("eve+a+3", "deferred", "2026-11-25T11:00:01", "eve", ASSIGNMENT, "2026-11-25T11:00:00",
+           until="2026-11-26T09:00:01"),
+]
 
 
 def engine_result(course: Path, student: str, seconds: float) -> SubmissionResult:
@@ -93,10 +104,16 @@ def course(tmp_path_factory) -> Path:
         if student == "cy":  # formula_1 calls cy's broken concat_weights: the self-check raised first
             cell = next(c for c in result.cells if c.grade_id == "test_formula_1")
             cell.score, cell.exercise, cell.visible_error = 0.0, None, SELF_CHECK_ERROR
+        if student == "ada":  # she left sigmoid as released: its self-check raised the stub's error
+            cell = next(c for c in result.cells if c.grade_id == "test_sigmoid")
+            cell.score, cell.exercise, cell.visible_error = 0.0, None, UNANSWERED_ERROR
         result.save(course / "autograded" / student / ASSIGNMENT)
     fay = course / "autograded" / "fay" / ASSIGNMENT
     fay.mkdir(parents=True)
     SubmissionResult("fay", ASSIGNMENT, status="unreadable", message=UNREADABLE_MESSAGE, seconds=0.3).save(fay)
+    ledger = Ledger(course / ".autograder-watch" / "ledger.jsonl")
+    ledger.write_many(LEDGER)
+    ledger.close()
     return course
 
 
@@ -223,10 +240,13 @@ def test_exercise_pass_rates_and_means_match_the_gradebook(course, seen):
         assert metric(seen, "pass-rate", exercise) == pct(passed / len(values))
         assert metric(seen, "passed", exercise) == str(passed)
         assert metric(seen, "exercise-mean", exercise) == f"{statistics.fmean(values):.1f}"
-    # From the result files: cy's formula_1 self-check failed; no other self-check did.
+    # From the result files: cy's formula_1 self-check failed; no other self-check did. ada's sigmoid is
+    # unanswered, which is not a self-check failure.
     failed = {m["row"]: m["text"] for m in seen["metrics"] if m["metric"] == "self-check-failed"}
     assert failed == {cell.removeprefix("test_"): "1" if cell == "test_formula_1" else "0" for cell in cells}
-    assert metric(seen, "cells-without-graders") == "1"
+    unanswered = {m["row"]: m["text"] for m in seen["metrics"] if m["metric"] == "unanswered"}
+    assert unanswered == {cell.removeprefix("test_"): "1" if cell == "test_sigmoid" else "0" for cell in cells}
+    assert metric(seen, "cells-without-graders") == "2"
     # The instructor's regrade is in the gradebook, and so in the report, whatever the result file says.
     assert scores["cy"]["test_sigmoid"][0] == REGRADE
     assert metric(seen, "total", "cy") == f"{sum(s for s, _ in scores['cy'].values()):.1f}"
@@ -234,24 +254,31 @@ def test_exercise_pass_rates_and_means_match_the_gradebook(course, seen):
 
 def test_misconceptions_are_counted_once_per_student_from_the_result_files(course, seen):
     results = {s: SubmissionResult.load(course / "autograded" / s / ASSIGNMENT) for s in WITH_RESULTS}
+    named = {student: set(result.hints) for student, result in results.items()}
+    for record in LEDGER:  # earlier attempts count too: ben's since-fixed sign flip
+        named.setdefault(record.student, set()).update(h for hints in record.hints.values() for h in hints)
     expected: dict[str, int] = {}
-    for result in results.values():
-        for hint in result.hints:
+    for hints in named.values():
+        for hint in hints:
             expected[hint] = expected.get(hint, 0) + 1
     # cy and dee each joined along the wrong axis (in different exercises): two students, not two checks.
-    assert expected["wrong_axis"] == 2 and expected["sigmoid_sign"] == expected["modifies_input"] == 1
+    assert expected["wrong_axis"] == 2 and expected["modifies_input"] == 1
+    assert expected["sigmoid_sign"] == 2  # cy now, ben in his first attempt
     shown = {m["row"]: int(m["text"]) for m in seen["metrics"] if m["metric"] == "students"}
     assert shown == expected
     # Per exercise, the most common one counts students in that exercise only (wrong_axis: 1 and 1, not 2).
-    per_exercise: dict[str, dict[str, int]] = {}
-    for result in results.values():
-        for cell in result.cells:
-            for hint in cell.exercise.hints if cell.exercise else []:
-                counts = per_exercise.setdefault(cell.grade_id.removeprefix("test_"), {})
-                counts[hint] = counts.get(hint, 0) + 1
+    per_exercise: dict[str, dict[str, set[str]]] = {}
+    found = [(s, c.grade_id, c.exercise.hints) for s, r in results.items() for c in r.cells if c.exercise]
+    found += [(r.student, cell, hints) for r in LEDGER for cell, hints in r.hints.items()]
+    for student, cell, hints in found:
+        for hint in hints:
+            per_exercise.setdefault(cell.removeprefix("test_"), {}).setdefault(hint, set()).add(student)
     tops = {m["row"]: m["text"] for m in seen["metrics"] if m["metric"] == "top-misconception"}
-    assert tops == {exercise: "{} ({})".format(*min(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    assert tops == {exercise: "{} ({})".format(*min(((h, len(s)) for h, s in counts.items()),
+                                                    key=lambda kv: (-kv[1], kv[0])))
                     for exercise, counts in per_exercise.items()}
+    assert tops["sigmoid"] == "sigmoid_sign (2)"
+    assert metric(seen, "attempts") == "2 attempts"  # ben's two graded attempts in the ledger
     assert tops["concat_weights"] == "wrong_axis (1)" and tops["concat_state_input"] == "wrong_axis (1)"
     assert metric(seen, "with-results") == "3"
     # ben and eve were graded by plain nbgrader: the page says their misconception data is unavailable.
@@ -282,6 +309,14 @@ def test_blank_hand_ins_failed_attempts_and_cells_to_grade_by_hand_are_shown_apa
         assert f'href="http://localhost:8888/formgrader/submissions/{notebook_id}/"' in page
 
 
+def test_submissions_waiting_in_the_watcher_are_counted_and_listed(report, seen):
+    assert metric(seen, "waiting") == "1" and metric(seen, "waiting-submissions") == "1 submission"
+    text = html.unescape(report.read_text())
+    waiting = text[text.index("<h3>Waiting to be graded</h3>"):]
+    eve = re.search(r'<tr data-student="eve">(.*?)</tr>', waiting).group(1)
+    assert "2026-11-25 11:00 UTC" in eve and "over the attempts limit" in eve and "2026-11-26 09:00 UTC" in eve
+
+
 def test_limits_and_unreadable_submissions_are_listed_with_their_message(report, seen):
     assert metric(seen, "problems") == "2"
     text = html.unescape(report.read_text())
@@ -294,7 +329,8 @@ def test_limits_and_unreadable_submissions_are_listed_with_their_message(report,
 def test_grading_time_comes_from_the_result_files(seen):
     seconds = [*WITH_RESULTS.values(), 0.3]  # fay's result counts: grading her notebook took time too
     assert metric(seen, "timed") == str(len(seconds))
-    assert metric(seen, "total-seconds") == f"{sum(seconds):.1f} s"
+    # One precision for every time: a total of 0.04 s is not "0.0 s" beside a mean of "0.04 s".
+    assert metric(seen, "total-seconds") == f"{sum(seconds):.2f} s"
     assert metric(seen, "max-seconds") == "10.50 s"
 
 
@@ -376,3 +412,81 @@ def test_student_ids_and_messages_are_shown_as_text(course, tmp_path):
     assert seen["images"] == 0 and seen["bold"] == 0
     row = next(r for r in seen["rows"] if r["student"] == HOSTILE_ID)
     assert row["cells"][0] == HOSTILE_ID and row["cells"][3] == HOSTILE_MESSAGE  # what a person reads
+
+
+# ---- accessibility, and the page at 1, 2 and 200 students ------------------------------------------------
+
+def class_of(course: Path, size: int, where: Path) -> Path:
+    """A copy of the course with `size` graded students: the first few of the module's class, or the whole
+    class and synthetic students up to `size` (gradebook rows written by the engine's own gradebook writer and
+    result files copied from cy's and dee's with another name: nothing is graded again)."""
+    from autograder.grading.model import Outcome
+    from autograder.grading.writer import GradebookWriter
+
+    copy = where / f"class-of-{size}"
+    shutil.copytree(course, copy)
+    keep = ["ada", "cy"][:size]
+    url = f"sqlite:///{copy}/gradebook.db"
+    if size <= len(keep):
+        with Gradebook(url) as gradebook:
+            for student in [s.id for s in gradebook.students if s.id not in keep]:
+                gradebook.remove_student(student)
+        for folder in (copy / "autograded").iterdir():
+            if folder.name not in keep:
+                shutil.rmtree(folder)
+        shutil.rmtree(copy / ".autograder-watch")
+        return copy
+    models = [SubmissionResult.load(course / "autograded" / s / ASSIGNMENT) for s in ("cy", "dee")]
+    writer = GradebookWriter(url, "course")
+    try:
+        for n in range(size - len(SUBMISSIONS)):
+            model = models[n % 2]
+            student = f"student{n:03d}_with_a_long_name"
+            result = SubmissionResult(student, ASSIGNMENT, cells=model.cells, seconds=0.5 + (n % 37) / 10)
+            (copy / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
+            result.save(copy / "autograded" / student / ASSIGNMENT)
+            writer.add(Outcome(result), "2026-11-25 09:00:00.000000 UTC", {})
+        writer.commit()
+    finally:
+        writer.close()
+    return copy
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("size", [1, 2, 200])
+def test_the_report_passes_axe_and_fits_the_page_at_1_2_and_200_students(course, browser, size, tmp_path):
+    from tests.axe import serious_violations
+
+    copy = class_of(course, size, tmp_path)
+    path, data = write_report(copy, ASSIGNMENT, copy / "reports")
+    assert len(data.submissions) == size
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    try:
+        page.goto(path.as_uri())
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        assert serious_violations(page) == []
+        # Nothing wider than the window: the every-student table scrolls in its own box.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1000
+        # Every chart has a text alternative; the histograms' numbers are in a table under them.
+        charts = page.evaluate("""[...document.querySelectorAll('img[data-chart]')].map(i => ({
+            name: i.dataset.chart, alt: i.alt, table: i.closest('figure').querySelectorAll('td').length}))""")
+        assert {c["name"] for c in charts} >= {"scores", "pass_rates", "seconds"}
+        assert all(len(c["alt"]) > 40 for c in charts)
+        assert all(c["table"] > 0 for c in charts if c["name"] in ("scores", "seconds"))
+        summary = page.locator("h2:text('Every student') + details > summary").inner_text()
+        assert summary == (f"{size} submission" if size == 1 else f"{size} submissions")
+        # The whole page as a test artefact; at 200 students (18 000 px opened) its first screen only.
+        page.screenshot(path=str(tmp_path / f"report-{size}.png"), full_page=size < 200)
+    finally:
+        page.close()

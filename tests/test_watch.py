@@ -97,7 +97,10 @@ def test_restart_grades_what_arrived_in_order_and_nothing_twice(template, tmp_pa
     log = watcher.log()
     assert log.index("attempt 1): 46/46") < log.index("attempt 2)")  # bo's in the order submitted
     assert scores(watched.course)["bo"]["test_concat_weights"] == 0  # the latest counts
-    assert "Graded attempt 2" in feedback_of(watched, second).read_text()
+    newest = feedback_of(watched, second).read_text()
+    assert "Graded attempt 2" in newest and "This attempt counts for your grade" in newest
+    # The first page, fetched again from the Assignments panel, says it no longer counts.
+    assert "It no longer counts for your grade: a later attempt does" in feedback_of(watched, first).read_text()
     graded_lines = [r for r in watched.ledger if r["state"] == "graded"]
     assert len(graded_lines) == 3
     # A restart grades nothing again; a submission made while stopped is graded.
@@ -158,11 +161,13 @@ def test_attempts_over_the_limit_wait_for_the_window_and_faults_do_not_count(tem
         watcher.wait_line(r"graded ed .*attempt 1\)", timeout=90)  # the failure was not an attempt
         over = hand_in(watched, "ed", [WRONG])
         watcher.wait_line(r"deferred ed ")
-        notice = wait_for(lambda: "waiting to be graded" in feedback_of(watched, over).read_text()
+        notice = wait_for(lambda: "Waiting to be graded" in feedback_of(watched, over).read_text()
                           and feedback_of(watched, over).read_text(), 30, "the deferral notice", watcher.log)
-        assert "it will be graded at" in notice
+        assert "none left until" in notice and "(as graded attempt 2)" in notice
+        assert "Until then, attempt 1 (submitted" in notice  # what counts meanwhile
         watcher.wait_line(r"graded ed .*attempt 2\)", timeout=60)  # once the window allows
-    assert "Graded attempt 2" in feedback_of(watched, over).read_text()
+    assert "Graded attempt 2 of 1" not in feedback_of(watched, over).read_text()
+    assert "Graded attempt 2 (1 of 1 in this " in feedback_of(watched, over).read_text()
     assert [r["state"] for r in watched.ledger if r["student"] == "ed"] == ["failed", "graded", "deferred", "graded"]
 
 
@@ -174,7 +179,10 @@ def test_best_attempt_counts_when_the_course_says_so(template, tmp_path):
         worse = hand_in(watched, "fa", [WRONG])
         released(watched, worse, watcher.log)
         watcher.wait_line(r"best attempt kept for fa ")
-    assert "concat_weights" in feedback_of(watched, worse).read_text()  # the student sees this attempt's
+    worse_page = feedback_of(watched, worse).read_text()
+    assert "concat_weights" in worse_page  # the student sees this attempt's
+    assert "Your best attempt (attempt 1, 46 / 46 points) counts for your grade, not this one" in worse_page
+    assert "This attempt counts for your grade" in feedback_of(watched, good).read_text()  # still
     assert sum(scores(watched.course)["fa"].values()) == 46  # the gradebook holds the best
 
 

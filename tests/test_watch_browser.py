@@ -36,6 +36,8 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
             page.wait_for_selector("#jp-main-dock-panel")
             # The Assignments panel: the course is found (no "Error fetching courses!") and the assignment listed.
             page.get_by_text("Nbgrader", exact=True).click()
+            page.get_by_text("Assignment List", exact=True).wait_for()
+            menu = page.locator(".lm-Menu-itemLabel").all_inner_texts()
             page.get_by_text("Assignment List", exact=True).click()
             panel = page.locator("#nbgrader-assignment-list")
             released = panel.locator("#released_assignments_list")
@@ -73,6 +75,12 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
         finally:
             browser.close()
     assert "Error fetching courses" not in text
+    # The instructor's tools are not on a student's menu (nbgrader's lab extensions switched off for students).
+    # (An instructor's menu: Assignment List, Course List, Formgrader, Formgrader (local), Create assignment.)
+    assert [item for item in menu if item.strip()] == ["Assignment List"], menu  # (hidden items have no text)
+    # Submit copied no checkpoint and logged no warning about one (jupyter-config/student/nbgrader_config.py).
+    log = (tmp_path / "jupyterlab.log").read_text()
+    assert "Submitted as:" in log and "EXTRA" not in log and ".ipynb_checkpoints" not in log
     # The exercise's score (in the table at the top) and the graders' explanation (under its grade cell).
     assert re.search(r"concat_weights\s+6 / 6", text), text[:3000]
     assert "concat_weights: 6 / 6 points" in text and "[pass] value[" in text

@@ -84,6 +84,16 @@ def framework_defaults() -> Config:
     c.AutograderWatch.attempts = 3
     c.AutograderWatch.window_hours = 24
 
+    # Late work: the late-penalty plugin every grading path asks (ours, nbgrader's `autograde` and its
+    # formgrader), and the course's rules (`autograder.deadlines.rules`). By default no rule: full credit whenever
+    # the work arrives, as nbgrader's own default; a course sets its schedule, grace and labels in its file.
+    c.AssignLatePenalties.plugin_class = "autograder.deadlines.late_plugin.LateCredit"
+    c.LateCredit.schedule = []
+    c.LateCredit.after = None
+    c.LateCredit.grace = "0s"
+    c.LateCredit.assignments = {}
+    c.LateCredit.labels = {}
+
     # Scoped to the Autograde that NbGraderAPI runs: `nbgrader autograde` on the command line stays nbgrader's own.
     c.NbGraderAPI.Autograde.sanitize_preprocessors = list(FORMGRADER_SANITIZE)
     c.NbGraderAPI.Autograde.autograde_preprocessors = list(FORMGRADER_AUTOGRADE)

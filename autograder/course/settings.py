@@ -129,6 +129,19 @@ class CourseSettings:
         own = dict(self.files).get(self.folder / CONFIG_FILE)
         return graders_folder(own if own is not None else {}, self.root)
 
+    @cached_property
+    def late_rules(self) -> Any:
+        """The late-credit schedules, grace and labels (`c.LateCredit.*`: `autograder.deadlines.rules`)."""
+        from autograder.deadlines.rules import SECTION, rules_from
+        from autograder.deadlines.schedule import DeadlineError
+
+        try:
+            nbgrader_rule = self.section("LateSubmissionPlugin").get("penalty_method")
+            return rules_from({**self.section(SECTION), **({"penalty_method": nbgrader_rule} if nbgrader_rule else {})})
+        except DeadlineError as exc:
+            where = self.set_in(SECTION, str(exc).split(".", 2)[-1].split(":")[0].split("[")[0]) or CONFIG_FILE
+            raise SettingsError(f"{where}: {exc}") from None
+
     @property
     def assignments(self) -> tuple[str, ...]:
         """Every `source/<name>/<name>.ipynb` of the course (`course.assignments`)."""

@@ -50,7 +50,6 @@ class GradebookWriter:
         self.lock_seconds = lock_seconds
         self.config = config
         self.db = GradebookDatabase.open(db_url, course_id, lock_seconds)
-        self._late_plugin: Any = None
         self._assignments: dict[str, _Assignment] = {}
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}  # staged, not yet sent: (table, kind)
         self._students: set[str] | None = None
@@ -171,7 +170,9 @@ class GradebookWriter:
         assignment = self._structure(result.assignment)
         students, submissions = self._existing(assignment)
         if result.student not in students:
-            self._stage("student", "insert", {"id": result.student, "first_name": None, "last_name": None,
+            # A student no roster import named: the formgrader shows "last, first" (and "None, None" for
+            # none), so the id stands as the last name until `autograder roster import` gives the real ones.
+            self._stage("student", "insert", {"id": result.student, "first_name": "", "last_name": result.student,
                                               "email": None, "lms_user_id": None})
             students.add(result.student)
         stamp = _parse_utc(timestamp) if timestamp else None
@@ -203,7 +204,7 @@ class GradebookWriter:
             staged.append(rows)
         seconds_late = _seconds_late(stamp, assignment.duedate, extension)
         if seconds_late > 0:
-            self._late_penalties(result.student, staged, seconds_late)
+            self._late_penalties(result.assignment, result.student, staged, seconds_late)
 
     def _load_submission(self, submission_id: str, stamp: Any) -> tuple[dict[str, "_NotebookRows"], Any, Any]:
         """A submission graded before (or left incomplete): its rows, by notebook; its timestamp is the new
@@ -268,31 +269,35 @@ class GradebookWriter:
             else:
                 self._stage("comment", "update", {"b_id": old[0], "auto_comment": comment})
 
-    def _late_penalties(self, student: str, staged: list["_NotebookRows"], seconds_late: float) -> None:
+    def _late_penalties(self, assignment: str, student: str, staged: list["_NotebookRows"],
+                        seconds_late: float) -> None:
         """Each notebook's late penalty, as nbgrader's autograde sets it (AssignLatePenalties), on the score
-        nbgrader's SQL gives."""
-        if self._late_plugin is None:
-            self._late_plugin = late_submission_plugin(self.config)
+        nbgrader's SQL gives. The plugin is made for each late submission, as nbgrader makes it for each
+        notebook: a writer kept open (the watcher's) sees the extensions and labels granted since."""
         self._flush()
+        plugin = late_submission_plugin(self.config, assignment, self.db.rows)
         for rows in staged:
             ((score,),) = self.db.rows(f"SELECT {GRADES_TOTAL} FROM grade g WHERE g.notebook_id = :nb",
                                        {"nb": rows.id})
-            penalty = self._late_plugin.late_submission_penalty(student, score, seconds_late)
+            penalty = plugin.late_submission_penalty(student, score, seconds_late)
             if penalty is not None:
                 self._stage("submitted_notebook", "update", {"b_id": rows.id,
                                                              "late_submission_penalty": min(max(penalty, 0), score)})
 
 
-def late_submission_plugin(config: Any) -> Any:
+def late_submission_plugin(config: Any, assignment: str, rows: Any) -> Any:
     """The plugin `nbgrader autograde` asks for late penalties: `AssignLatePenalties.plugin_class` (nbgrader's
-    LateSubmissionPlugin unless configured), configured from the course's `nbgrader_config.py`."""
+    LateSubmissionPlugin unless configured), configured from the course's `nbgrader_config.py`, with a parent
+    that tells it the assignment and reads the gradebook (`rows`), as nbgrader's AssignLatePenalties does."""
     from nbgrader.plugins import LateSubmissionPlugin  # loads nbgrader's ORM: only once a submission is late
+
+    from autograder.deadlines.late_plugin import LateContext
 
     config = config if config is not None else Config()
     plugin_class = config.get("AssignLatePenalties", {}).get("plugin_class", LateSubmissionPlugin)
     if isinstance(plugin_class, str):
         plugin_class = import_item(plugin_class)
-    return plugin_class(config=config)
+    return plugin_class(parent=LateContext(assignment, rows, config=config))
 
 
 @dataclasses.dataclass

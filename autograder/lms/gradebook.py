@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.course.settings import CONFIG_FILE, SettingsError, read_course, shown_url, sqlite_path
+from autograder.deadlines.exception_store import awaiting_work
 
 from .errors import LmsError
 from .identity import Person, load_people
@@ -150,6 +151,8 @@ def read_gradesheet(gradebook, assignments: list[str]) -> Gradesheet:
         for person in people:
             try:
                 submission = gradebook.find_submission(name, person.id)
+                if awaiting_work(submission):  # an extension granted before anything was handed in
+                    raise MissingEntry()
             except MissingEntry:
                 grades[(name, person.id)] = StudentGrade(
                     name, person, False, None, 0.0, None, 0.0, info.max_score,

@@ -23,7 +23,7 @@ def charts(data: ClassData) -> dict[str, bytes]:
     if data.misconceptions:
         drawn["misconceptions"] = plots.misconception_chart(
             [m.hint for m in data.misconceptions], [len(m.students) for m in data.misconceptions],
-            len(data.with_results))
+            data.with_misconception_data)
     if data.seconds:
         drawn["seconds"] = plots.grading_time_histogram(list(data.seconds.values()))
     return drawn

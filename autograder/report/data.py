@@ -14,11 +14,33 @@ import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
-from autograder.grading.model import RESULT_FILE, SubmissionResult
+from autograder.deadlines.exception_store import awaiting_work
+from autograder.deadlines.rules import LateRules
+from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
 from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
-from autograder.watch.watch_status import WatchHealth, watch_health
+from autograder.report.deadline_rows import DeadlineRow, deadline_rows
+from autograder.watch.ledger import Record, read_ledger
+from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER, WatchHealth, watch_health
+
+# Why a grade cell scored 0 before its graders ran, read from the result file's `visible_error`: the released
+# stub (`c.ClearSolutions.code_stub`) raises NotImplementedError, so a cell that raised it holds an exercise
+# left unanswered (or one whose self-check calls an unanswered function); a cell never run says why first.
+UNANSWERED = "NotImplementedError"
+NOT_RUN = ("not run: ", "no such notebook was submitted", "the notebook could not be read")
+
+
+def why_zero(cell: CellResult) -> str | None:
+    """"unanswered", "not run" or "self-check failed" for a cell whose visible check did not pass, else None."""
+    error = cell.visible_error
+    if not error:
+        return None
+    if error.startswith(UNANSWERED):
+        return "unanswered"
+    if error.startswith(NOT_RUN):
+        return "not run"
+    return "self-check failed"
 
 
 class ReportError(Exception):
@@ -77,6 +99,17 @@ class Problem:
     score: float | None  # the gradebook's total, None when the gradebook has no submission
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A submission the watcher holds but has not graded: over the attempts limit, or after a fault of ours."""
+
+    student: str
+    submitted: str  # naive UTC, ISO
+    state: str  # "deferred" or "failed"
+    until: str  # not graded before then (naive UTC, ISO)
+    note: str
+
+
 @dataclass
 class ClassData:
     assignment: str
@@ -91,6 +124,10 @@ class ClassData:
     versions: dict[str, str] = field(default_factory=dict)  # student -> grader version of their latest run
     current_version: str = ""  # the graders and instructor files on disk now
     watch: WatchHealth | None = None  # the course's watcher, running or not, and its queue
+    deadlines: list[DeadlineRow] = field(default_factory=list)  # who was late, had an exception or an override
+    attempts: int = 0  # graded attempts the watcher's ledger holds (earlier ones included)
+    attempted: list[str] = field(default_factory=list)  # the students those attempts are of
+    waiting: list[Waiting] = field(default_factory=list)
 
     @property
     def mixed_versions(self) -> bool:
@@ -143,6 +180,11 @@ class ClassData:
         return [submission for submission in self.submissions if submission.result is not None]
 
     @property
+    def with_misconception_data(self) -> int:
+        """Students whose misconceptions are known: a result file, or an attempt in the watcher's ledger."""
+        return len({s.student for s in self.with_results} | set(self.attempted))
+
+    @property
     def without_results(self) -> list[str]:
         return [submission.student for submission in self.submissions if submission.result is None]
 
@@ -154,15 +196,20 @@ class ClassData:
         passed = sum(s.scores.get(exercise.label, 0.0) >= exercise.max_score for s in self.submissions)
         return passed / len(self.submissions)
 
-    def self_check_failures(self, exercise: Exercise) -> int:
-        """Submissions (with a result file) whose visible self-check failed in this exercise's cell."""
-        return sum(cell.grade_id == exercise.grade_id and bool(cell.visible_error)
+    def zero_because(self, exercise: Exercise, why: str) -> int:
+        """Submissions (with a result file) whose cell for this exercise scored 0 before its graders ran for
+        `why` (`why_zero`): a self-check that failed on an answer apart from one left unanswered."""
+        return sum(cell.grade_id == exercise.grade_id and why_zero(cell) == why
                    for submission in self.with_results for cell in submission.result.cells)
 
     @property
     def cells_without_graders(self) -> int:
         """Grade cells in the result files where the graders did not run, so no misconception was named."""
         return sum(cell.exercise is None for submission in self.with_results for cell in submission.result.cells)
+
+    def hints_of(self, student: str) -> list[str]:
+        """The misconceptions named for `student`, in any attempt."""
+        return sorted(m.hint for m in self.misconceptions if student in m.students)
 
     def top_misconception(self, exercise: Exercise) -> tuple[str, int] | None:
         """The misconception named for the most students in this exercise, and how many."""
@@ -223,11 +270,13 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
     return exercises
 
 
-def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise]
-                 ) -> tuple[list[Submission], list[ManualCell]]:
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules
+                 ) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     submissions, manual = [], []
-    for record in gradebook.assignment_submissions(assignment):
+    # An extension granted before anything was handed in is not a submission.
+    records = [r for r in gradebook.assignment_submissions(assignment) if not awaiting_work(r)]
+    for record in records:
         scores = {labels[(notebook.name, grade.name)]: float(grade.score)
                   for notebook in record.notebooks for grade in notebook.grades
                   if (notebook.name, grade.name) in labels}
@@ -237,7 +286,8 @@ def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise
         manual += [ManualCell(record.student_id, labels.get((notebook.name, grade.name), grade.name), notebook.id)
                    for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
     return (sorted(submissions, key=lambda s: s.student),
-            sorted(manual, key=lambda cell: (cell.student, cell.exercise)))
+            sorted(manual, key=lambda cell: (cell.student, cell.exercise)),
+            deadline_rows(gradebook, assignment, records, rules))
 
 
 
@@ -254,15 +304,18 @@ def load_results(settings: CourseSettings, assignment: str) -> tuple[dict[str, S
     return results, broken
 
 
-def _misconceptions(assignment: str, submissions: list[Submission], exercises: list[Exercise]
-                    ) -> list[Misconception]:
+def _misconceptions(assignment: str, submissions: list[Submission], exercises: list[Exercise],
+                    earlier: list[Record] = ()) -> list[Misconception]:
+    """Each misconception with the students it was named for: in the result file of the attempt that counts,
+    and in every graded attempt the watcher's ledger holds (a mistake since fixed was still made)."""
     labels = {exercise.grade_id: exercise.label for exercise in exercises}
     named: dict[str, dict[str, set[str]]] = {}  # hint -> exercise label -> students
-    for submission in submissions:
-        for cell in submission.result.cells if submission.result else []:
-            for hint in cell.exercise.hints if cell.exercise else []:
-                label = labels.get(cell.grade_id, cell.grade_id)
-                named.setdefault(hint, {}).setdefault(label, set()).add(submission.student)
+    found_in = [(s.student, cell.grade_id, cell.exercise.hints)
+                for s in submissions for cell in (s.result.cells if s.result else []) if cell.exercise]
+    found_in += [(r.student, cell_id, hints) for r in earlier for cell_id, hints in r.hints.items()]
+    for student, cell_id, hints in found_in:
+        for hint in hints:
+            named.setdefault(hint, {}).setdefault(labels.get(cell_id, cell_id), set()).add(student)
     found = [Misconception(hint, hint_text(hint, assignment), sorted(set().union(*where.values())),
                            {label: sorted(students) for label, students in where.items()})
              for hint, where in named.items()]
@@ -282,11 +335,12 @@ def collect(course: Path, assignment: str) -> ClassData:
     """The report's data for `assignment` in the course folder `course`."""
     try:
         settings = read_course(course, required=False)
+        rules = settings.late_rules
     except SettingsError as exc:
         raise ReportError(str(exc)) from None
     with open_gradebook(settings) as gradebook:
         exercises = _exercises(settings, gradebook, assignment)
-        submissions, manual = _submissions(gradebook, assignment, exercises)
+        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
         record = gradebook.db.query(Course).first()
@@ -297,13 +351,18 @@ def collect(course: Path, assignment: str) -> ClassData:
     for submission in submissions:
         submission.result = results.get(submission.student)
     totals = {submission.student: submission.score for submission in submissions}
+    ledger = [r for r in read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values()
+              if r.assignment == assignment]
+    graded = [r for r in ledger if r.state == "graded"]
+    waiting = sorted((Waiting(r.student, r.time, r.state, r.until, r.note) for r in ledger
+                      if r.state in ("deferred", "failed")), key=lambda w: (w.submitted, w.student))
     return ClassData(
         assignment=assignment,
         course_id=course_id,
         exercises=exercises,
         roster=roster,
         submissions=submissions,
-        misconceptions=_misconceptions(assignment, submissions, exercises),
+        misconceptions=_misconceptions(assignment, submissions, exercises, graded),
         problems=_problems(results, totals) + broken,
         seconds={student: result.seconds for student, result in results.items()},
         manual=manual,
@@ -311,6 +370,10 @@ def collect(course: Path, assignment: str) -> ClassData:
         current_version=grader_version(assignment, settings.path("source", ".", assignment),
                                        list(settings.coursedir.ignore)),
         watch=watch_health(settings.root),
+        deadlines=deadlines,
+        attempts=len(graded),
+        attempted=sorted({r.student for r in graded}),
+        waiting=waiting,
     )
 
 

@@ -10,9 +10,10 @@ import statistics
 from datetime import datetime
 from html import escape
 
+from autograder.report import plots
 from autograder.report.data import ClassData
 from autograder.sandbox.isolation import BARE_WARNING
-from autograder.terminal import percent
+from autograder.terminal import count, percent
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
@@ -37,7 +38,11 @@ tbody tr:nth-child(even) { background: #fafbfc; }
 code { font-size: 13px; background: #f0f4f8; padding: 1px 4px; border-radius: 3px; }
 .bad { color: #b42318; font-weight: 600; }
 .ok { color: #146c2e; }
-details summary { cursor: pointer; color: #3b6ea8; }
+details summary { cursor: pointer; color: #2f5b8c; }
+figure { margin: 8px 0; }
+figcaption { font-size: 14px; color: #52606d; }
+.wide { overflow-x: auto; max-width: 100%; }
+.wide th.num { white-space: normal; }
 """
 
 
@@ -50,9 +55,26 @@ def _metric(name: str, text: str, tag: str = "span", cls: str = "") -> str:
     return f'<{tag}{klass} data-metric="{name}">{escape(text)}</{tag}>'
 
 
-def _image(png: bytes, alt: str, name: str) -> str:
+def _image(png: bytes, alt: str, name: str, numbers: str = "") -> str:
+    """A chart with its text alternative: `alt` says what it shows and where its numbers are; `numbers`, when
+    no table on the page holds them, is a table of them under the chart."""
     data = base64.b64encode(png).decode("ascii")
-    return f'<img data-chart="{name}" alt="{escape(alt)}" src="data:image/png;base64,{data}">'
+    caption = (f"<figcaption><details><summary>The chart's numbers</summary>{numbers}</details></figcaption>"
+               if numbers else "")
+    return (f'<figure><img data-chart="{name}" alt="{escape(alt)}" src="data:image/png;base64,{data}">'
+            f"{caption}</figure>")
+
+
+def _bins_table(found: list[plots.Bin], what: str, unit: str, places: int) -> str:
+    rows = "".join(f'<tr><td class="num">{lo:.{places}f}–{hi:.{places}f}{unit}</td><td class="num">{n}</td></tr>'
+                   for lo, hi, n in found if n)
+    return (f'<table class="compact"><thead><tr><th class="num">from–to</th><th class="num">{escape(what)}</th>'
+            f"</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _seconds(value: float) -> str:
+    """One precision for every time the page shows: a total is never rounded to 0.0 beside a mean of 0.04."""
+    return f"{value:.2f} s" if value < 100 else f"{value:.0f} s"
 
 
 def _card(name: str, value: str, label: str) -> str:
@@ -65,6 +87,7 @@ def _headline(data: ClassData) -> str:
     return '<div class="cards">' + "".join([
         _card("roster", str(len(data.roster)), "students in the gradebook"),
         _card("submissions", str(len(data.submissions)), "students graded"),
+        *([_card("waiting", str(len(data.waiting)), "submissions waiting to be graded")] if data.waiting else []),
         _card("blank", str(len(data.blank)), "handed in blank (nothing answered)"),
         _card("failed-attempts", str(len(data.failed_attempts)), "answered and scored 0"),
         _card("mean-score", points(data.mean_score), f"mean score of {data.max_score:g} ({percent(share)})"),
@@ -79,7 +102,9 @@ def _scores_section(data: ClassData, charts: dict[str, bytes]) -> str:
         "<h2>Score distribution</h2>"
         f'<p class="note">Totals from the gradebook, out of {data.max_score:g} points; '
         "the dashed line is the mean.</p>"
-        + _image(charts["scores"], f"Histogram of {len(data.submissions)} total scores", "scores")
+        + _image(charts["scores"], f"Histogram of {count(len(data.submissions), 'total score')} out of "
+                 f"{data.max_score:g}, mean {data.mean_score:.1f}; its numbers are in the table under it.", "scores",
+                 _bins_table(plots.bins(data.scores, plots.score_edges(data.max_score)), "students", "", 1))
     )
 
 
@@ -94,20 +119,23 @@ def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
             + _metric("exercise-mean", points(data.exercise_mean(exercise)), "td", "num")
             + _metric("passed", str(passed), "td", "num")
             + _metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
-            + (_metric("self-check-failed", str(data.self_check_failures(exercise)), "td", "num")
-               if data.with_results else '<td class="num">—</td>')
+            + (_metric("self-check-failed", str(data.zero_because(exercise, "self-check failed")), "td", "num")
+               + _metric("unanswered", str(data.zero_because(exercise, "unanswered")), "td", "num")
+               if data.with_results else '<td class="num">—</td><td class="num">—</td>')
             + (f'<td data-metric="top-misconception"><code>{escape(top[0])}</code> ({top[1]})</td></tr>'
                if top else "<td>—</td></tr>")
         )
     return (
         "<h2>Exercises</h2>"
         '<p class="note">An exercise is passed with full marks on its grade cell (gradebook scores). '
-        "Self-check failures (the visible check in the grade cell raised, so the cell scores 0) come from "
-        "the result files.</p>"
-        + _image(charts["pass_rates"], "Bar chart: share of students with full marks per exercise", "pass_rates")
+        "Self-check failures (the visible check in the grade cell raised on an answer, so the cell scores 0) "
+        "and unanswered exercises (the released stub's NotImplementedError, in the exercise or in a function "
+        "its check calls) come from the result files.</p>"
+        + _image(charts["pass_rates"], "Bar chart: share of students with full marks per exercise; the pass rate "
+                 "column of the table below holds its numbers.", "pass_rates")
         + '<table><thead><tr><th>exercise</th><th class="num">points</th><th class="num">mean</th>'
         '<th class="num">full marks</th><th class="num">pass rate</th><th class="num">self-check failed</th>'
-        "<th>most common misconception</th>"
+        '<th class="num">unanswered</th><th>most common misconception</th>'
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
 
@@ -116,7 +144,13 @@ def _coverage_note(data: ClassData) -> str:
     """Say whose submissions the misconception, limit and timing data cover, and whose it does not."""
     covered = len(data.with_results)
     note = (f"Each misconception is counted once per student. They come from the autograder's result files, "
-            f"which {_metric('with-results', str(covered))} of the {len(data.submissions)} students graded have.")
+            f"which {_metric('with-results', str(covered))} of the {len(data.submissions)} students graded have")
+    if data.attempts:
+        note += (f", and from every graded attempt in the watcher's ledger "
+                 f"({_metric('attempts', count(data.attempts, 'attempt'))}): a mistake a student made and later "
+                 "fixed still counts.")
+    else:
+        note += "."
     if data.cells_without_graders:
         note += (f" In {_metric('cells-without-graders', str(data.cells_without_graders))} graded cells the "
                  "graders did not run (the self-check failed or the cell was stopped first), so a mistake "
@@ -135,7 +169,7 @@ def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
     head = "<h2>Misconceptions</h2>" + _coverage_note(data)
     if not data.misconceptions:
         return head + '<p data-metric="no-misconceptions">No misconception was named.</p>'
-    covered = len(data.with_results)
+    covered = data.with_misconception_data
     rows = []
     for item in data.misconceptions:
         names = ", ".join(escape(s) for s in item.students)
@@ -148,7 +182,8 @@ def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
         )
     return (
         head
-        + _image(charts["misconceptions"], "Bar chart: students per misconception", "misconceptions")
+        + _image(charts["misconceptions"], "Bar chart: students per misconception; the students column of the table "
+                 "below holds its numbers.", "misconceptions")
         + '<table><thead><tr><th>misconception</th><th class="num">students</th><th class="num">share</th>'
         "<th>exercises</th><th>hint the students read</th></tr></thead><tbody>" + "".join(rows)
         + "</tbody></table>"
@@ -205,15 +240,17 @@ def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
     slowest = max(data.seconds, key=data.seconds.get)
     rows = [
         ("submissions timed", _metric("timed", str(len(seconds)))),
-        ("total (sum over submissions)", _metric("total-seconds", f"{sum(seconds):.1f} s")),
-        ("mean per submission", _metric("mean-seconds", f"{statistics.fmean(seconds):.2f} s")),
-        ("median per submission", _metric("median-seconds", f"{statistics.median(seconds):.2f} s")),
-        ("slowest", f"{_metric('max-seconds', f'{data.seconds[slowest]:.2f} s')} ({escape(slowest)})"),
+        ("total (sum over submissions)", _metric("total-seconds", _seconds(sum(seconds)))),
+        ("mean per submission", _metric("mean-seconds", _seconds(statistics.fmean(seconds)))),
+        ("median per submission", _metric("median-seconds", _seconds(statistics.median(seconds)))),
+        ("slowest", f"{_metric('max-seconds', _seconds(data.seconds[slowest]))} ({escape(slowest)})"),
     ]
     return (
         head + '<p class="note">Per-submission times from the result files; submissions graded in '
         "parallel take less wall-clock time than the total.</p>" + _label_table(rows)
-        + _image(charts["seconds"], "Histogram of grading time per submission", "seconds")
+        + _image(charts["seconds"], f"Histogram of grading time per submission ({count(len(seconds), 'submission')}"
+                 "); its numbers are in the table under it.", "seconds",
+                 _bins_table(plots.bins(seconds, plots.time_edges(seconds)), "submissions", " s", 2))
     )
 
 
@@ -266,6 +303,29 @@ def _watcher_section(data: ClassData) -> str:
                if hands else ""))
 
 
+def _utc(iso: str) -> str:
+    return f"{iso[:16].replace('T', ' ')} UTC" if iso else "—"
+
+
+def _waiting_section(data: ClassData) -> str:
+    """Submissions the watcher holds ungraded, from its ledger: their students' grades do not show them yet."""
+    if not data.waiting:
+        return ""
+    why = {"deferred": "over the attempts limit", "failed": "a fault on the grader's side, retried"}
+    rows = "".join(
+        f'<tr data-student="{escape(w.student)}"><td>{escape(w.student)}</td><td>{_utc(w.submitted)}</td>'
+        f"<td>{why.get(w.state, escape(w.state))}</td><td>{_utc(w.until)}</td><td>{escape(w.note) or '—'}</td></tr>"
+        for w in data.waiting)
+    return (
+        "<h3>Waiting to be graded</h3>"
+        f'<p class="note">{_metric("waiting-submissions", count(len(data.waiting), "submission"))} of this '
+        "assignment the watcher holds but has not graded (from its ledger): the scores above do not include "
+        "them yet.</p>"
+        '<table><thead><tr><th>student</th><th>submitted</th><th>why it waits</th><th>not before</th>'
+        "<th>note</th></tr></thead><tbody>" + rows + "</tbody></table>"
+    )
+
+
 def _version_section(data: ClassData) -> str:
     """Which graders scored the class: one line per version, flagged when there are several or
     when some students were scored by graders other than the current ones."""
@@ -296,11 +356,39 @@ def _version_section(data: ClassData) -> str:
             + rows + "</tbody></table>")
 
 
+def _deadline_section(data: ClassData) -> str:
+    """Who was late and by how much, the points the late rule took, who had an extension or a label, whose
+    score was set by hand (`autograder extend / label / override`)."""
+    from autograder.deadlines.schedule import show, show_duration
+
+    if not data.deadlines:
+        return ""
+    rows = [
+        f'<tr data-deadline="{escape(row.student)}"><td>{escape(row.student)}</td>'
+        f"<td>{escape(show(row.due)) if row.due else '—'}</td>"
+        f"<td>{escape(show(row.arrived)) if row.arrived else '—'}</td>"
+        f"<td>{escape(show_duration(row.late_by)) if row.late_by else '—'}</td>"
+        + _metric("penalty", f"-{points(row.penalty)}" if row.penalty else "—", "td", "num")
+        + f"<td>{'+' + escape(show_duration(row.extension)) if row.extension else '—'}</td>"
+        f"<td>{escape(row.label or '—')}</td><td>{escape(', '.join(row.overrides) or '—')}</td></tr>"
+        for row in data.deadlines
+    ]
+    return (
+        "<h2>Deadlines, extensions and overrides</h2>"
+        "<table><thead><tr><th>student</th><th>due for them</th><th>handed in</th><th>late by</th>"
+        '<th class="num">late penalty</th><th>extension</th><th>label</th><th>overridden</th></tr></thead><tbody>'
+        + "".join(rows) + "</tbody></table>"
+    )
+
+
 def _student_section(data: ClassData) -> str:
-    head = "".join(f'<th class="num">{escape(e.label)}</th>' for e in data.exercises)
+    # Long exercise names break at their underscores, so the table fits the page as far as it can; wider, it
+    # scrolls in its own box (which a keyboard can focus and scroll), not the page.
+    head = "".join(f'<th class="num">{escape(e.label).replace("_", "_<wbr>")}</th>' for e in data.exercises)
     rows = []
     for submission in data.submissions:
-        hints = ", ".join(submission.result.hints) if submission.result else "unavailable"
+        known = submission.result or submission.student in data.attempted
+        hints = ", ".join(data.hints_of(submission.student)) if known else "unavailable"
         version = data.versions.get(submission.student, "")[:12] or "—"
         cells = "".join(f'<td class="num">{points(submission.scores.get(e.label))}</td>' for e in data.exercises)
         rows.append(
@@ -309,9 +397,10 @@ def _student_section(data: ClassData) -> str:
             + f"<td><code>{escape(version)}</code></td></tr>"
         )
     return (
-        f"<h2>Every student</h2><details><summary>{len(data.submissions)} submissions</summary>"
-        f'<table><thead><tr><th>student</th>{head}<th class="num">total</th><th>misconceptions</th>'
-        "<th>graders</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></details>"
+        f"<h2>Every student</h2><details><summary>{count(len(data.submissions), 'submission')}</summary>"
+        '<div class="wide" tabindex="0" role="region" aria-label="Every student\'s scores">'
+        f'<table><thead><tr><th>student</th>{head}<th class="num">total</th><th>misconceptions (any attempt)</th>'
+        "<th>graders</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div></details>"
     )
 
 
@@ -348,7 +437,9 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _problem_section(data)
         + _timing_section(data, charts)
         + _watcher_section(data)
+        + _waiting_section(data)
         + _version_section(data)
+        + _deadline_section(data)
         + _student_section(data)
         + "</main></body></html>\n"
     )

@@ -34,12 +34,30 @@ def _figure(rows: int = 0, height: float = 3.2) -> tuple[Figure, object]:
     return figure, axes
 
 
+Bin = tuple[float, float, int]  # from, to, how many
+
+
+def score_edges(max_score: float) -> np.ndarray:
+    """At most 20 equal bins over [0, max]; numpy closes the last bin, so full marks land in it."""
+    return np.linspace(0, max_score or 1.0, max(1, min(20, int(np.ceil(max_score)))) + 1)
+
+
+def time_edges(seconds: Sequence[float]) -> np.ndarray:
+    """From 0 (never below: a time is not negative) to a little past the slowest, in 5 to 20 bins."""
+    top = max(seconds, default=0.0)
+    return np.linspace(0, top * 1.05 if top > 0 else 1.0, min(20, max(5, int(np.ceil(np.sqrt(len(seconds)))))) + 1)
+
+
+def bins(values: Sequence[float], edges: np.ndarray) -> list[Bin]:
+    """What a histogram over `edges` draws, for its text alternative."""
+    counts, _ = np.histogram(np.clip(values, edges[0], edges[-1]), bins=edges)
+    return [(float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True)]
+
+
 def score_histogram(scores: Sequence[float], max_score: float, mean: float) -> bytes:
     """How many students got each score, 0 to the maximum, with the mean marked."""
     figure, axes = _figure()
-    # At most 20 equal bins over [0, max]; numpy closes the last bin, so full marks land in it.
-    bins = max(1, min(20, int(np.ceil(max_score))))
-    edges = np.linspace(0, max_score or 1.0, bins + 1)
+    edges = score_edges(max_score)
     axes.hist(np.clip(scores, 0, max_score), bins=edges, color=BAR, edgecolor="white")
     axes.axvline(mean, color=MARK, linestyle="--", linewidth=1.5, label=f"mean {mean:.1f}")
     axes.set_xlim(0, max_score)
@@ -80,7 +98,9 @@ def misconception_chart(hints: Sequence[str], counts: Sequence[int], students: i
 def grading_time_histogram(seconds: Sequence[float]) -> bytes:
     """How long each submission took to grade."""
     figure, axes = _figure(height=2.4)
-    axes.hist(seconds, bins=min(20, max(1, len(seconds))), color=BAR, edgecolor="white")
+    edges = time_edges(seconds)
+    axes.hist(seconds, bins=edges, color=BAR, edgecolor="white")
+    axes.set_xlim(0, edges[-1])
     axes.set_xlabel("seconds per submission")
     axes.set_ylabel("submissions")
     axes.yaxis.get_major_locator().set_params(integer=True)

@@ -188,7 +188,16 @@ class Exchange:
         if not folder.is_dir():
             folder.mkdir(parents=True)
             os.chmod(folder, FEEDBACK_MODE)
-        path = folder / f"{notebook_hash(secret=secret, notebook_id=notebook_id)}.html"
+        return self.replace(f"{notebook_hash(secret=secret, notebook_id=notebook_id)}.html", page)
+
+    def released(self, name: str) -> bytes:
+        """A page released before, by its file name in `feedback/`."""
+        return (self.feedback / name).read_bytes()
+
+    def replace(self, name: str, page: bytes) -> Path:
+        """Write the page `feedback/<name>`, whole: a student fetching it gets the old page or the new one."""
+        folder = self.feedback
+        path = folder / name
         fd, temporary = tempfile.mkstemp(prefix=".release-", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "wb") as out:

@@ -8,7 +8,7 @@ attempts.
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,20 +32,34 @@ class Record:
     max_score: float | None = None
     until: str = ""  # deferred or failed: not before then (ISO)
     note: str = ""
+    feedback: list[str] = field(default_factory=list)  # graded: its pages' file names in the exchange
+    # graded: the misconceptions the graders named, by grade cell (the class report counts every attempt's,
+    # while autograded/ keeps only the one that counts)
+    hints: dict[str, list[str]] = field(default_factory=dict)
+
+
+def read_ledger(path: Path) -> dict[str, Record]:
+    """Each submission's last record; a line cut short by a crash is skipped (the submission is looked at
+    again). Nothing is created: the class report reads a course where no watcher ran."""
+    last: dict[str, Record] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return last
+    for line in text.splitlines():
+        try:
+            record = Record(**json.loads(line))
+        except (ValueError, TypeError):
+            continue
+        last[record.name] = record
+    return last
 
 
 class Ledger:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.last: dict[str, Record] = {}
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    record = Record(**json.loads(line))
-                except (ValueError, TypeError):
-                    continue  # a line cut short by a crash: the submission is looked at again
-                self.last[record.name] = record
+        self.last = read_ledger(path)
         self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the watcher's lifetime
 
     def close(self) -> None:

@@ -12,7 +12,8 @@ from autograder.terminal import visible
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import Entry, Exchange, Uncollectable
 from autograder.watch.ledger import Ledger, Record, utcnow
-from autograder.watch.pages import notice, when
+from autograder.watch.pages import markup, notice, when, when_text
+from autograder.watch.standing import attempts_of, waiting_lines
 
 # A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
 # after this long, then twice as long each time, up to the maximum.
@@ -39,17 +40,18 @@ class Ungraded:
             return
         hours = self.policy.window.total_seconds() / 3600
         try:
-            self.tell(entry, self.exchange.secret(entry), notice("Submission received: waiting to be graded", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} is kept.",
-                f"You have used your {self.policy.attempts} graded attempts for the last {hours:g} hours; "
-                f"it will be graded at {when(slot)}, and this page will then show its feedback."]))
+            attempts = attempts_of(self.ledger.graded(entry.student, entry.assignment))
+            self.tell(entry, self.exchange.secret(entry), notice(
+                f"Waiting to be graded: none left until {when_text(slot)}",
+                waiting_lines(self.policy, entry.assignment, entry.time, slot, attempts)))
         except (Uncollectable, OSError) as exc:
             self.refuse(entry.name, str(exc))
             return
         self.ledger.write(Record(entry.name, "deferred", utcnow().isoformat(), entry.student, entry.assignment,
                                  entry.time.isoformat(), until=slot.isoformat()))
         self.log(visible(f"deferred {entry.student} {entry.assignment} (submitted {entry.time:%H:%M:%S} UTC): "
-                         f"over {self.policy.attempts} graded attempts per {hours:g} hours, graded at {when(slot)}"))
+                         f"over {self.policy.attempts} graded attempts per {hours:g} hours, graded at "
+                         f"{when_text(slot)}"))
 
     def fail(self, entry: Entry, why: str) -> None:
         """A fault on our side: not an attempt; tried again later."""
@@ -58,9 +60,9 @@ class Ungraded:
         until = datetime.fromtimestamp(time.time() + wait, UTC).replace(tzinfo=None)
         try:
             self.tell(entry, self.exchange.secret(entry), notice("Submission received: grading will be retried", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} could not be graded because of a "
-                "fault on the grader's side (not in your work). It does not count as an attempt.",
-                "It will be graded again in a few seconds; fetch your feedback again then."]))
+                markup(f"Your submission of {entry.assignment} at ", when(entry.time), " could not be graded "
+                       "because of a fault on the grader's side (not in your work). It does not count as an attempt."),
+                markup("It will be graded again in a few seconds; fetch your feedback again then.")]))
         except (Uncollectable, OSError):
             pass  # the notice is a courtesy; the retry is what matters
         self.ledger.write(Record(entry.name, "failed", utcnow().isoformat(), entry.student, entry.assignment,
@@ -76,9 +78,9 @@ class Ungraded:
         folder changed after it was submitted, a file that is a link): they can submit again."""
         try:
             self.tell(entry, self.exchange.secret(entry), notice("Submission not graded", [
-                f"Your submission of {entry.assignment} at {when(entry.time)} was not graded: "
-                f"{why.removeprefix(entry.name).lstrip(': ')}.",
-                "It does not count as an attempt: submit again with nbgrader (or the Assignments tab)."]))
+                markup(f"Your submission of {entry.assignment} at ", when(entry.time), " was not graded: "
+                       f"{why.removeprefix(entry.name).lstrip(': ')}."),
+                markup("It does not count as an attempt: submit again with nbgrader (or the Assignments tab).")]))
         except (Uncollectable, OSError):
             pass  # no usable secret: nowhere to put a page the student could fetch
 

@@ -42,7 +42,8 @@ from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
 from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
-from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, when, with_banner
+from autograder.watch.pages import FeedbackError, FeedbackMaker, markup, notice, when, with_banner
+from autograder.watch.standing import Attempt, attempts_of, counted, graded_lines, superseded_lines
 from autograder.watch.ungraded import Ungraded
 from autograder.watch.watch_status import WRITE_SECONDS, InHand, WatchStatus
 
@@ -301,8 +302,8 @@ class Watcher:
     # what becomes of a submission -----------------------------------------------------------------
     def release(self, entry: Entry, got: Collected, graded: Graded, seconds: float) -> None:
         notebooks = [source.name for source in self.sources[entry.assignment]]
-        attempt = len(self.ledger.graded(entry.student, entry.assignment)) + 1
-        note = self.attempt_line(entry, attempt)
+        earlier = attempts_of(self.ledger.graded(entry.student, entry.assignment))
+        attempt = len(earlier) + 1
         folder = self.settings.path("autograded", entry.student, entry.assignment)
         # A notebook the student's submission lacks, or one that could not be read, is graded 0 and said so on
         # its page: the student broke it, so it is never retried as a fault of ours.
@@ -315,19 +316,28 @@ class Watcher:
             n for n in notebooks if (folder / f"{n}.ipynb").is_file()]
         try:
             pages = self.pages.generate(entry.assignment, entry.student, readable) if readable else {}
+            # The attempt's time is when it was released: what the window counts, and what the banner says.
+            now = utcnow()
+            attempts = [*earlier, Attempt(attempt, entry.time, now, graded.score, graded.max_score)]
+            note = graded_lines(self.policy, attempts, now)
+            names = []
             for notebook in notebooks:
                 page = pages.get(notebook) or notice(f"{notebook}: graded 0", [
-                    f"Your submission of {entry.assignment} at {when(entry.time)} was graded, but "
-                    + (f"{notebook}.ipynb could not be read ({result.message})" if result.status == "unreadable"
-                       else f"it has no {notebook}.ipynb") + ": every exercise in it scores 0.",
-                    "Submit again with the notebook as you saved it in Jupyter."])
-                self.exchange.release(got.secret, notebook, with_banner(page, note))
+                    markup(f"Your submission of {entry.assignment} at ", when(entry.time), " was graded, but "
+                           + (f"{notebook}.ipynb could not be read ({result.message})"
+                              if result.status == "unreadable" else f"it has no {notebook}.ipynb")
+                           + ": every exercise in it scores 0."),
+                    markup("Submit again with the notebook as you saved it in Jupyter.")])
+                names.append(self.exchange.release(got.secret, notebook, with_banner(page, note)).name)
         except (FeedbackError, OSError) as exc:
             self.ungraded.fail(entry, str(exc))
             return
-        self.ledger.write(Record(entry.name, "graded", utcnow().isoformat(), entry.student, entry.assignment,
-                                 entry.time.isoformat(), graded.score, graded.max_score))
+        self.ledger.write(Record(entry.name, "graded", now.isoformat(), entry.student, entry.assignment,
+                                 entry.time.isoformat(), graded.score, graded.max_score, feedback=names,
+                                 hints={c.grade_id: list(c.exercise.hints) for c in result.cells
+                                        if c.exercise and c.exercise.hints}))
         self.ungraded.graded(entry.name)
+        self.tell_superseded(earlier, attempts)
         # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
         waited = max((utcnow() - entry.time).total_seconds(), 0.0)
         extra = f"; {entry.time_note}" if entry.time_note else ""
@@ -336,13 +346,19 @@ class Watcher:
                          f"UTC, attempt {attempt}): {graded.score:g}/{graded.max_score:g}, feedback released "
                          f"{seconds:.2f} s after it was collected, {waited:.1f} s after it was submitted{extra}{left}"))
 
-    def attempt_line(self, entry: Entry, attempt: int) -> str:
-        counts = ("the best graded attempt counts for your grade" if self.policy.counts == "best"
-                  else "your latest graded attempt counts for your grade")
-        if not self.policy.attempts:
-            return f"Graded attempt {attempt}; {counts}."
-        hours = self.policy.window.total_seconds() / 3600
-        return f"Graded attempt {attempt}: {self.policy.attempts} graded attempts per {hours:g} hours; {counts}."
+    def tell_superseded(self, earlier: list[Attempt], attempts: list[Attempt]) -> None:
+        """The attempt that counted until now, when the new one takes its place: its pages say so, so that
+        every feedback entry of the Assignments panel tells which attempt counts (fetching feedback again
+        fetches every submission's page)."""
+        before = counted(self.policy, earlier)
+        if before is None or counted(self.policy, attempts) is before:
+            return
+        for name in before.pages:
+            try:
+                self.exchange.replace(name, with_banner(self.exchange.released(name),
+                                                        superseded_lines(self.policy, before)))
+            except OSError as exc:  # a courtesy: the new attempt's own page says what counts
+                self.log(f"could not update the feedback page {name} of an earlier attempt: {exc}")
 
     def keep_attempt(self, name: str, student: str, assignment: str) -> None:
         """`counts = "best"`: keep a copy of the collected submission, so the best one can be graded again

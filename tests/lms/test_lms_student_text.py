@@ -170,6 +170,17 @@ def test_roster_import_keeps_names_and_sections_as_they_are(in_course: Course) -
         assert (eve.first_name, eve.last_name) == ("=Eve", "-I\u2028to")
 
 
+def test_roster_names_replace_the_id_a_watcher_named_a_student_by(in_course: Course) -> None:
+    """The gradebook writer names a student it adds by their id (last name id, first name empty): a roster
+    that knows only a first name leaves no id behind as the last name."""
+    with in_course.gradebook() as gb:
+        gb.add_student("zoe", first_name="", last_name="zoe")
+    store(in_course, Person(id="zoe", first_name="Zoë"))
+    with in_course.gradebook() as gb:
+        zoe = gb.find_student("zoe")
+        assert (zoe.first_name, zoe.last_name) == ("Zoë", "")
+
+
 def add_hostile_students(course: Course) -> None:
     """ada's names and section turn hostile, and a submitter with a hostile id and LMS ids joins the class."""
     store(course, Person(id="ada", first_name=TERMINAL_HOSTILE, last_name=TERMINAL_HOSTILE,

@@ -51,3 +51,15 @@ def test_a_graders_path_that_is_a_file_is_one_line(tmp_path, monkeypatch, capsys
     err = capsys.readouterr().err
     assert err.startswith("autograder new: nbgrader_config.py: c.Autograder.graders = 'graders': no such folder")
     assert err.count("\n") == 1
+
+
+def test_new_ignores_students_work_and_the_watchers_state_in_git(tmp_path, monkeypatch, capsys):
+    (tmp_path / "nbgrader_config.py").write_text(README_CONFIG)
+    (tmp_path / ".gitignore").write_text("notes/\nsubmitted")  # the instructor's own, no newline at its end
+    assert new(tmp_path, monkeypatch, "unit_scaffold_ignored", "double") == 0
+    assert "wrote .gitignore" in capsys.readouterr().out
+    lines = (tmp_path / ".gitignore").read_text().splitlines()
+    assert lines[:2] == ["notes/", "submitted"]  # kept; "submitted" counts as submitted/
+    assert {".autograder-watch/", "gradebook.db", "autograded/"} <= set(lines) and "submitted/" not in lines
+    assert new(tmp_path, monkeypatch, "unit_scaffold_ignored_2", "double") == 0
+    assert "wrote .gitignore" not in capsys.readouterr().out  # nothing missing: left alone

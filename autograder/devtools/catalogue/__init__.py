@@ -66,6 +66,48 @@ def combined_answers(assignment: str) -> list[tuple[Answer, ...]]:
     return combined
 
 
+def packed_answers(assignment: str) -> list[tuple[Answer, ...]]:
+    """Every correct and wrong answer in as few submissions as the exercises allow, each submission holding at
+    most one answer per exercise and never an answer beside a wrong answer to a function it relies on, directly
+    or through another (that is `combined_answers`' own test). A mistake costs points in its own exercise only,
+    so each answer scores, with its hint, as it would alone, and a class graded through a kernel per submission
+    starts far fewer of them."""
+    relies = _relies_on(assignment)
+    wrong = {answer.label for answer in wrong_answers(assignment)}
+    packed: list[dict[str, Answer]] = []
+
+    def fits(answer: Answer, other: Answer) -> bool:
+        return not ((other.label in wrong and other.exercise in relies[answer.exercise])
+                    or (answer.label in wrong and answer.exercise in relies[other.exercise]))
+
+    for answer in correct_answers(assignment) + wrong_answers(assignment):
+        for submission in packed:
+            if answer.exercise not in submission and all(fits(answer, other) for other in submission.values()):
+                submission[answer.exercise] = answer
+                break
+        else:
+            packed.append({answer.exercise: answer})
+    return [tuple(submission.values()) for submission in packed]
+
+
+def _relies_on(assignment: str) -> dict[str, set[str]]:
+    """The exercises each exercise's function calls, directly or through others, in the reference answer or
+    in any catalogued one."""
+    sources = solution_sources(assignment)
+    calls = {exercise: _names_used(source) & (set(sources) - {exercise}) for exercise, source in sources.items()}
+    for answer in correct_answers(assignment) + wrong_answers(assignment):
+        calls[answer.exercise] |= _names_used(answer.code) & (set(sources) - {answer.exercise})
+    relies = {}
+    for exercise in sources:
+        seen, todo = set(), [exercise]
+        while todo:
+            for called in calls[todo.pop()] - seen:
+                seen.add(called)
+                todo.append(called)
+        relies[exercise] = seen - {exercise}
+    return relies
+
+
 def _names_used(code: str) -> set[str]:
     return {node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name)}
 

@@ -1,0 +1,67 @@
+"""The line of a student's feedback page that states their deadline and the credit applied: `deadline_line`
+(the text, pure) and `feedback_deadline_line` (the same read from the gradebook for a feedback page being
+made, from nbgrader's resources). `feedback.ScoreSummary` calls the latter, once."""
+
+from datetime import datetime
+from typing import Any
+
+from autograder.deadlines.schedule import Credit, Outcome, show, show_duration
+from autograder.deadlines.student_deadline import StudentDeadline
+
+
+def deadline_line(deadline: StudentDeadline, arrived: datetime | None, credit: Credit | None) -> str:
+    """`Due for you: ... Handed in: ..., <credit and why>.` in plain words, times in UTC."""
+    why = []
+    if deadline.extension:
+        why.append(f"an extension of {show_duration(deadline.extension)}")
+    elif deadline.label and credit is not None and credit.due != deadline.due:
+        why.append(f"{show_duration(credit.due - deadline.due)} of extra time, label {deadline.label}")
+    due = credit.due if credit is not None else deadline.due
+    text = f"Due for you: {show(due)}" + (f" ({', '.join(why)})" if why else "") + "."
+    if arrived is None or credit is None:
+        return text
+    text += f" Handed in: {show(arrived)}"
+    if credit.outcome is Outcome.ON_TIME:
+        return text + ", on time: full credit."
+    late = f", {show_duration(credit.late_by)} late"
+    if credit.outcome is Outcome.PRACTICE:
+        return text + late + (": after the last late deadline, so this is practice: graded, but the score "
+                              "does not count.")
+    if credit.outcome is Outcome.NOT_ACCEPTED:
+        return text + late + ": after the last late deadline, so it is not accepted: the score does not count."
+    return text + late + f": {credit.credit:.0%} of the score counts (the course's late-credit schedule)."
+
+
+def feedback_deadline_line(nbgrader: dict[str, Any], config: Any) -> str | None:
+    """The line for the feedback page being made (`resources["nbgrader"]`: its assignment, student and
+    gradebook), None when the assignment has no due date or the gradebook cannot be read."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    from autograder.deadlines.rules import SECTION, rules_from
+    from autograder.deadlines.schedule import DeadlineError
+    from autograder.deadlines.student_deadline import read_arrival, read_deadline
+
+    assignment, student, db_url = nbgrader.get("assignment"), nbgrader.get("student"), nbgrader.get("db_url")
+    if not (assignment and student and db_url):
+        return None
+    nbgrader_rule = config.get("LateSubmissionPlugin", {}).get("penalty_method")
+    try:
+        rules = rules_from({**config.get(SECTION, {}), **({"penalty_method": nbgrader_rule} if nbgrader_rule else {})})
+    except DeadlineError:
+        return None  # the grading commands refuse such settings, in one line; the page goes without this line
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            def rows(sql: str, params: dict[str, Any]) -> list[tuple]:
+                return [tuple(row) for row in connection.execute(text(sql), params).fetchall()]
+
+            deadline = read_deadline(rows, assignment, student)
+            if deadline is None:
+                return None
+            arrived = read_arrival(rows, assignment, student)
+    except Exception:  # a table of ours not made yet, a server gone: the page goes without this line
+        return None
+    finally:
+        engine.dispose()
+    return deadline_line(deadline, arrived, deadline.credit(rules, assignment, arrived) if arrived else None)

@@ -1,0 +1,102 @@
+"""Where a student's graded attempts stand, in plain words for their feedback pages: which attempt this is,
+how many are left in the window and when the next is possible, and which attempt counts for the grade (as the
+course's policy says: the latest, or the best)."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from autograder.terminal import count
+from autograder.watch.attempt_policy import Policy
+from autograder.watch.ledger import Record
+from autograder.watch.pages import Markup, markup, when
+
+
+@dataclass(frozen=True)
+class Attempt:
+    number: int  # 1 for the student's first graded attempt of the assignment
+    submitted: datetime  # naive UTC
+    graded_at: datetime  # naive UTC: what the window counts
+    score: float
+    max_score: float
+    pages: tuple[str, ...] = ()  # its feedback pages' file names in the exchange's feedback/
+
+
+def attempts_of(records: list[Record]) -> list[Attempt]:
+    """The ledger's graded records of one student and assignment, numbered in the order they were graded
+    (a student's submissions are graded in the order submitted)."""
+    ordered = sorted(records, key=lambda r: (r.at, r.time))
+    return [Attempt(n, datetime.fromisoformat(r.time), datetime.fromisoformat(r.at), r.score or 0.0,
+                    r.max_score or 0.0, tuple(r.feedback)) for n, r in enumerate(ordered, 1)]
+
+
+def counted(policy: Policy, attempts: list[Attempt]) -> Attempt | None:
+    """The attempt the gradebook holds: the latest, or the best (a later one on a tie: the watcher keeps an
+    earlier best only when it scored more)."""
+    if not attempts:
+        return None
+    if policy.counts == "best":
+        return max(attempts, key=lambda a: (a.score, a.number))
+    return attempts[-1]
+
+
+def window_words(policy: Policy) -> str:
+    hours = policy.window.total_seconds() / 3600
+    return f"{hours:g}-hour window" if hours >= 1 else f"{hours * 60:g}-minute window"
+
+
+def _rule(policy: Policy) -> str:
+    return f"your {'best' if policy.counts == 'best' else 'latest'} graded attempt counts"
+
+
+def _points(attempt: Attempt) -> str:
+    return f"{attempt.score:g} / {attempt.max_score:g} points"
+
+
+def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list[Markup]:
+    """The banner of the newest attempt's page, `attempts[-1]`, written when it is released."""
+    this = attempts[-1]
+    if not policy.attempts:
+        first = markup(f"Graded attempt {this.number}, submitted ", when(this.submitted), ".")
+    else:
+        recent = sum(now - a.graded_at < policy.window for a in attempts)
+        which = (f"Graded attempt {recent} of {policy.attempts}" if recent == this.number else
+                 f"Graded attempt {this.number} ({recent} of {policy.attempts}")
+        which += f" in this {window_words(policy)}" + ("" if recent == this.number else ")")
+        slot = policy.next_slot([a.graded_at for a in attempts], now)
+        if slot is None:
+            left = policy.attempts - recent
+            first = markup(f"{which}: {count(left, 'more graded attempt')} possible now.")
+        else:
+            first = markup(f"{which}: none left; your next graded attempt is possible at ", when(slot), ".")
+    best = counted(policy, attempts)
+    if best is this:
+        second = ("This attempt counts for your grade"
+                  + (": your best so far" if policy.counts == "best" and len(attempts) > 1 else "")
+                  + f" ({_rule(policy)}).")
+    else:
+        second = (f"Your best attempt (attempt {best.number}, {_points(best)}) counts for your grade, not this one "
+                  f"({_points(this)}): {_rule(policy)}.")
+    return [first, markup(second)]
+
+
+def superseded_lines(policy: Policy, attempt: Attempt) -> list[Markup]:
+    """The banner an earlier attempt's page gets when a later attempt takes its place in the grade."""
+    return [markup(f"Graded attempt {attempt.number}, submitted ", when(attempt.submitted),
+                   f" ({_points(attempt)})."),
+            markup(f"It no longer counts for your grade: a later attempt does ({_rule(policy)}). "
+                   "Your newest feedback says how many graded attempts are left.")]
+
+
+def waiting_lines(policy: Policy, assignment: str, submitted: datetime, slot: datetime,
+                  attempts: list[Attempt]) -> list[Markup]:
+    """The notice of a submission over the limit, kept until `slot`."""
+    lines = [markup(f"Your submission of {assignment} at ", when(submitted), " is kept, not graded yet: you have "
+                    f"used your {policy.attempts} graded attempts in this {window_words(policy)}, none left until ",
+                    when(slot), "."),
+             markup(f"It will be graded then (as graded attempt {len(attempts) + 1}), and this page will then show "
+                    "its feedback. A later submission waits its turn behind it.")]
+    best = counted(policy, attempts)
+    if best is not None:
+        lines.append(markup(f"Until then, attempt {best.number} (submitted ", when(best.submitted),
+                            f", {_points(best)}) counts for your grade ({_rule(policy)})."))
+    return lines
