@@ -29,16 +29,20 @@ RAISE_BUDGET = (
     "    if type(o).__name__ == 'Runtime':\n"
     "        o.budget = 10**12\n")
 
-# Each child touches 500 MB (what surely fits in its own 1 GB of address space next to all the zygote has
-# loaded, matplotlib included) and holds it until all six have touched theirs (or none has for 2 s, as when
-# some were killed): six of them would hold 3 GB at once without a limit over them all. Without the hold, a
-# child on a loaded host may finish before the next one starts and they never add up.
+# Each child touches up to 450 MB, 10 MB at a time (it stops early where its own address space, 1 GB with all
+# the zygote has loaded, runs out: how much that leaves varies with the threads and arenas the process holds,
+# and one 500 MB block sometimes did not fit, so no child touched anything), and holds it until all six have
+# touched theirs (or none has for 2 s, as when some were killed): six of them hold well over 1 GB at once
+# without a limit over them all. Without the hold, a child on a loaded host may finish before the next starts.
 FORK_MEMORY = (
     "import os, select\n"
     "touched_r, touched_w = os.pipe()\nrelease_r, release_w = os.pipe()\nkids = []\n"
     "for _ in range(6):\n    pid = os.fork()\n    if pid == 0:\n        try:\n"
-    "            os.close(release_w)\n"
-    "            block = bytearray(500 * 1024 * 1024)\n            block[::4096] = b'x' * len(block[::4096])\n"
+    "            os.close(release_w)\n            blocks = []\n"
+    "            try:\n                for _ in range(45):\n"
+    "                    block = bytearray(10 * 1024 * 1024)\n"
+    "                    block[::4096] = b'x' * len(block[::4096])\n                    blocks.append(block)\n"
+    "            except MemoryError:\n                pass\n"
     "            os.write(touched_w, b'x')\n            os.read(release_r, 1)\n"
     "        finally:\n            os._exit(0)\n    kids.append(pid)\n"
     "seen = 0\n"
