@@ -288,7 +288,10 @@ def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_pa
         assert report.returncode == 0 and "running;" in report.stdout, report.stdout + report.stderr
         page = (watched.course / "reports" / f"{ASSIGNMENT}.html").read_text()
         assert re.search(r'data-metric="watcher">Running \(pid \d+\)', page), page[-3000:]
-        assert re.search(r'data-metric="watch-in-hand">[1-9]', page) and "sam (" in page
+        # The slow one is in hand until its cell limits have run out; on a loaded host the report may be made
+        # after that, and then it must not say so.
+        in_hand = re.search(r'data-metric="watch-in-hand">[1-9]', page) and "sam (" in page
+        assert in_hand or re.search(r"graded sam ", watcher.log()), page[-3000:]
         page = released(watched, broken, watcher.log)
         assert f"has no {ASSIGNMENT}.ipynb" in page and "scores 0" in page
         released(watched, slow, watcher.log)
