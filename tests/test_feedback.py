@@ -141,6 +141,10 @@ def test_a_wrong_answer_shows_points_checks_shapes_and_the_hint(feedback):
     assert f"hint [wrong_axis]: {HINTS['wrong_axis']}" in cell  # the hint in words, not just its id
     assert "(the same problem as the one explained)" in cell and "(another problem:" in cell
     assert "float64" not in cell and "expected shape" not in cell  # no picture of values
+    # Beside it, the smallest public input that shows the mistake: expected and received side by side.
+    assert ("smallest input found where yours differs (a public one, not a graded input):\n"
+            "           concat_weights(w_hh=[[1]], w_hx=[[2]])\n"
+            "           expected [[1, 2]]   yours [[1], [2]] (what [wrong_axis] gives)") in cell
 
 
 def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(feedback):
@@ -150,6 +154,7 @@ def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(
     assert cell.count("[FAIL]") == 1 and "[FAIL] input_unmodified" in cell
     assert "changed its argument(s)" in cell
     assert f"hint [modifies_input]: {HINTS['modifies_input']}" in cell
+    assert "smallest input found" not in cell  # its values are right: nothing to show
 
 
 def test_a_right_answer_passes_every_check(feedback):

@@ -91,6 +91,7 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
     modules = {"selfcheck": (source / "selfcheck.py").read_text()}
     # As grading does: the zygote imports what the instructor's notebook imports (matplotlib) once for all children.
     warm = {"imports": instructor_imports(instructor_code(source), modules)}
+    shown = False
     for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
         path = write_submission(assignment, tmp_path / f"s{index}", [answer])
         local = InProcessStudent(load_namespace(path))
@@ -106,6 +107,9 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
             sandbox.close()
         assert [c.earned for c in there.cases] == [c.earned for c in here.cases], answer.label
         assert there.hints == here.hints, answer.label
+        assert there.counterexample == here.counterexample, answer.label
+        shown |= bool(there.counterexample)
+    assert shown  # the smallest public input that shows a mistake, found through the sandbox as in-process
 
 
 def test_bare_level_still_grades_and_says_what_is_off(tmp_path):

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.graders import module_name
+from autograder.graders.mistake_tables import mistake_tables
 from autograder.hints import hint_text
 
 BEGIN = "# BEGIN GENERATED: the graders' known mistakes"
@@ -43,21 +43,6 @@ class Seen:
 
 class _Stop(Exception):
     """Ends a check at the first call a mistake got wrong (as its SelfCheckFailed would)."""
-
-
-def mistake_tables(assignment: str) -> dict[str, list[tuple[str, Callable[..., Any]]]]:
-    """Each exercise's (hint id, mistake function) pairs, from the graders' `reference` module."""
-    try:
-        reference = __import__(module_name(assignment, "reference"), fromlist=["_"])
-    except ModuleNotFoundError:
-        return {}
-    tables = {}
-    for name, table in vars(reference).items():
-        if name.endswith("_MISTAKES") and not name.startswith("_") and callable(getattr(reference, name[:-9].lower(),
-                                                                                         None)):
-            pairs = table.items() if isinstance(table, dict) else table
-            tables[name[:-9].lower()] = [(hint, f) for hint, f in pairs if callable(f)]
-    return tables
 
 
 def seen_in_check(module: types.ModuleType, exercise: str, hint: str, mistake: Callable[..., Any]) -> Seen | None:
