@@ -52,16 +52,22 @@ def _call(function, *args, **kwargs):
         except NotImplementedError:
             raise SelfCheckFailed(f"{function.__name__} is not implemented yet: fill in its code region") from None
         except Exception as exc:  # said in one line, with the line of your code it came from
-            raise SelfCheckFailed(f"{function.__name__} raised {type(exc).__name__}: {exc}{_where(exc)}"
-                                  f"{_known_raise(function.__name__, exc)}") from None
+            frames = _your_frames(exc)
+            # The mistake may be in the function called, or in another of yours that it called.
+            known = _known_raise(function.__name__, exc) or (frames and _known_raise(frames[-1].name, exc))
+            raise SelfCheckFailed(f"{function.__name__} raised {type(exc).__name__}: {exc}{_where(frames)}"
+                                  f"{known or ''}") from None
 
 
 _THIS_FILE = globals().get("__file__") or f"{__name__}.py"  # loaded without a file by the grader's sandbox
 
 
-def _where(exc):
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
-              if frame.filename != _THIS_FILE and "site-packages" not in frame.filename]
+def _your_frames(exc):
+    return [frame for frame in traceback.extract_tb(exc.__traceback__)
+            if frame.filename != _THIS_FILE and "site-packages" not in frame.filename]
+
+
+def _where(frames):
     if not frames:
         return ""
     last = frames[-1]

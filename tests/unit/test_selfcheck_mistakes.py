@@ -71,8 +71,9 @@ def test_a_self_check_names_the_mistake_the_worked_example_shows_and_where_the_l
     assert failure(selfcheck.check_concat_weights, student["concat_weights"]).endswith(
         "known mistake [block_order]: the blocks are in the wrong order: this function's contract fixes which "
         "block comes first (assignment 1: [W_hh | W_hx] and [h; x]; assignment 2: [W_xh  W_hh] and [x; h]).")
-    # formula_1's failure is on a line of another function: the self-check says which.
-    assert "line 4, in `concat_state_input`: stacked =" in failure(selfcheck.check_formula_1, student["formula_1"])
+    # formula_1's failure is on a line of another function: the self-check says which, and its known mistake.
+    said = failure(selfcheck.check_formula_1, student["formula_1"])
+    assert "line 4, in `concat_state_input`: stacked =" in said and "known mistake [wrong_axis]" in said
 
 
 def test_an_error_of_another_kind_is_not_given_a_known_mistakes_name():
