@@ -25,9 +25,10 @@ from autograder.hints import hint_text
 BEGIN = "# BEGIN GENERATED: the graders' known mistakes"
 END = "# END GENERATED"
 LINE_LENGTH = 120  # ruff's, in pyproject.toml
+# Nothing in it may name the package: the release is checked to hold no trace of the graders' code.
 HEADER = (f"{BEGIN} on these checks' own inputs: `make release` writes\n"
-          "# them from autograder/hints.py and the graders' mistake tables (do not edit). A wrong answer or an\n"
-          "# exception equal to one of these names its mistake.\n")
+          "# them from the graders' hints and mistake tables (do not edit). A wrong answer or an exception\n"
+          "# equal to one of these names its mistake.\n")
 
 
 @dataclass(frozen=True)

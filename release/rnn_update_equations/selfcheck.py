@@ -220,8 +220,8 @@ def check_count_parameters(count_parameters):
 
 
 # BEGIN GENERATED: the graders' known mistakes on these checks' own inputs: `make release` writes
-# them from autograder/hints.py and the graders' mistake tables (do not edit). A wrong answer or an
-# exception equal to one of these names its mistake.
+# them from the graders' hints and mistake tables (do not edit). A wrong answer or an exception
+# equal to one of these names its mistake.
 _KNOWN_ANSWERS = {
     'count_parameters(n_x=3, n_h=4, n_y=2)': [('count_missing_bias', 36.0), ('count_missing_recurrent', 26.0), ('count_missing_output', 32.0)],  # noqa: E501
     'hs of the running-sum RNN': [('state_not_carried', [[[1.0, 101.0]], [[2.0, 101.0]], [[3.0, 101.0]]]), ('state_reset', [[[1.0, 1.0]], [[2.0, 1.0]], [[3.0, 1.0]]]), ('h0_ignored', [[[1.0, 1.0]], [[3.0, 2.0]], [[6.0, 3.0]]]), ('states_off_by_one', [[[0.0, 100.0]], [[1.0, 101.0]], [[3.0, 102.0]]]), ('ignores_activation', [[[0.7615941559557649, 1.0]], [[0.9920455700292888, 0.9640275800758169]], [[0.9993185480009414, 0.9613959740515259]]])],  # noqa: E501

@@ -161,8 +161,8 @@ def check_hidden_state(hidden_state):
 
 
 # BEGIN GENERATED: the graders' known mistakes on these checks' own inputs: `make release` writes
-# them from autograder/hints.py and the graders' mistake tables (do not edit). A wrong answer or an
-# exception equal to one of these names its mistake.
+# them from the graders' hints and mistake tables (do not edit). A wrong answer or an exception
+# equal to one of these names its mistake.
 _KNOWN_ANSWERS = {
     'concat_state_input(h 2x1, x 3x1)': [('block_order', [[9.0], [9.0], [9.0], [1.0], [1.0]])],
     'concat_weights(w_hh 3x2, w_hx 3x3)': [('block_order', [[9.0, 9.0, 9.0, 1.0, 1.0], [9.0, 9.0, 9.0, 1.0, 1.0], [9.0, 9.0, 9.0, 1.0, 1.0]])],  # noqa: E501
