@@ -100,9 +100,19 @@ def _received(got: Any, expected: Any, call: PublicCall, mistakes: Iterable[tupl
             continue
         if agrees(got, wrong):
             return f"{shown(wrong)} (what [{hint}] gives)"
-    shape_right = np.shape(_plain(got)) == np.shape(_plain(expected))
-    return ("other values of that shape" if shape_right else "an answer of another shape") + \
+    return ("other values of that shape" if same_shapes(got, expected) else "an answer of another shape") + \
         " (run this call in your notebook to see them)"
+
+
+def same_shapes(got: Any, expected: Any) -> bool:
+    """The same structure, part by part (a list of layers of different widths included), and shapes."""
+    if isinstance(expected, list | tuple):
+        return (isinstance(got, list | tuple) and len(got) == len(expected)
+                and all(same_shapes(g, e) for g, e in zip(got, expected, strict=True)))
+    try:
+        return np.asarray(got).shape == np.asarray(expected).shape
+    except Exception:  # an answer NumPy cannot read (ragged, or made to fail): not the expected shape
+        return False
 
 
 def agrees(got: Any, expected: Any) -> bool:
@@ -117,13 +127,6 @@ def agrees(got: Any, expected: Any) -> bool:
     if array.dtype.kind not in "biuf":
         return False
     return close(array, np.asarray(expected), equal_nan=True)
-
-
-def _plain(value: Any) -> Any:
-    try:
-        return np.asarray(value) if not isinstance(value, list | tuple) else [_plain(v) for v in value]
-    except Exception:  # an object NumPy cannot read: no shape
-        return None
 
 
 def shown(value: Any) -> str:

@@ -99,3 +99,14 @@ def test_the_catalogues_wrong_answers_mostly_get_one(tmp_path):
         namespace = load_namespace(write_submission(assignment, tmp_path / str(index), [answer]))
         found += bool(run_exercise(assignment, answer.exercise, InProcessStudent(namespace)).counterexample)
     assert found >= 0.8 * len(answers), (found, len(answers))
+
+
+def test_a_list_of_layers_of_other_widths_is_told_in_words():
+    """stacked_rnn_forward's answer is a list of arrays of different widths: its shape is compared part by
+    part (NumPy cannot make one array of it)."""
+    def wrong_widths(xs, layers, h0s=None, phi=None):
+        return [np.zeros((2, 1, 1)), np.zeros((2, 3, 1))]
+
+    result = run_exercise(ASSIGNMENTS[1], "stacked_rnn_forward", Counting("stacked_rnn_forward", wrong_widths))
+    assert result.counterexample[2].endswith("yours an answer of another shape (run this call in your notebook "
+                                             "to see them)")
