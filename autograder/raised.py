@@ -6,10 +6,15 @@ function that raises its arguments as text would read them out of the feedback (
 reveals"). The type and the line come from the submission as written, yet the code still chooses which of
 them it raises, so both are bounded: the type is named only when it is one of the common built-in or NumPy
 exceptions (`SHOWN_TYPES`), and the line is quoted only from the cell that defines the function the check
-called, within its first `MAX_LINE` lines. Both grading paths build the sentence here: `student` in the
-kernel, the sandbox's trusted side from what the sandboxed process reports (`report`, `from_report`).
+called, within its first `MAX_LINE` lines. The function the line is in is read from that cell's source as
+written (`enclosing_function`), never from the running code's names; the cell is its execution count
+("In [12]" in the feedback page: nbgrader runs every code cell in order). Both grading paths build the
+sentence here: `student` in the kernel, the sandbox's trusted side from what the sandboxed process reports
+(`report`, `from_report`).
 """
 
+import ast
+import functools
 import linecache
 from dataclasses import dataclass
 from types import TracebackType
@@ -34,13 +39,39 @@ class Raised:
     type: str
     line: int | None = None
     text: str | None = None
+    function: str | None = None  # the def the line is in, by the cell's source
+    cell: int | None = None  # the cell's execution count
 
     def describe(self, name: str) -> str:
         if self.type == "NotImplementedError":
             return f"{name} is not implemented yet (it raised NotImplementedError)"
         kind = self.type if self.type in SHOWN_TYPES else "an exception of another type"
-        where = f", at line {self.line} of the cell that defines it: {self.text}" if self.line and self.text else ""
-        return f"{name} raised {kind}{where}"
+        return f"{name} raised {kind}{self.where()}"
+
+    def where(self) -> str:
+        """", at line 13 of `concat_state_input` (cell 12): stacked = ...", or "" when no line is quoted."""
+        if not (self.line and self.text):
+            return ""
+        of = f" of `{self.function}`" if self.function else ""
+        cell = f" (cell {self.cell})" if self.cell else ""
+        return f", at line {self.line}{of or ' of the cell that defines it'}{cell}: {self.text}"
+
+
+@functools.lru_cache(maxsize=256)
+def _functions(source: str) -> tuple[tuple[int, int, str], ...]:
+    """(first line, last line, name) of every def in a cell's source; none when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple((node.lineno, node.end_lineno or node.lineno, node.name) for node in ast.walk(tree)
+                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef))
+
+
+def enclosing_function(source: str, line: int) -> str | None:
+    """The innermost def of `source` (a cell as written) that holds `line`, or None."""
+    around = [(first, name) for first, last, name in _functions(source) if first <= line <= last]
+    return max(around)[1] if around else None
 
 
 def quoted(source_line: str, line: int) -> str | None:
@@ -58,7 +89,33 @@ def in_process(exc: BaseException, function: Any) -> Raised:
     defining = getattr(getattr(function, "__code__", None), "co_filename", None)
     line = _last_line_in(exc.__traceback__, defining)
     text = quoted(linecache.getline(defining, line), line) if defining and line else None
-    return Raised(_type_name(exc), line if text else None, text)
+    if not (text and line):
+        return Raised(_type_name(exc))
+    source = "".join(linecache.getlines(defining))
+    return Raised(_type_name(exc), line, text, enclosing_function(source, line), kernel_cell(defining))
+
+
+def kernel_cell(filename: str) -> int | None:
+    """The execution count of the cell compiled as `filename`: IPython's own record of it in a kernel
+    (what its tracebacks call "Cell In[12]"), or the number in `<cell 12>` (how the sandbox names cells)."""
+    number = cell_number(filename)
+    if number is not None:
+        return number
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    count = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(filename) if shell else None
+    return count if type(count) is int else None
+
+
+def cell_number(filename: Any) -> int | None:
+    """The number of the cell `filename` names (`<cell 7>`, as the sandbox compiles them), or None."""
+    if isinstance(filename, str) and filename.startswith("<cell ") and filename.endswith(">"):
+        number = filename[6:-1]
+        return int(number) if number.isdigit() else None
+    return None
 
 
 def _last_line_in(tb: TracebackType | None, filename: str | None) -> int | None:
@@ -119,4 +176,6 @@ def from_report(data: Any, cells: dict[int, str]) -> Raised:
     line = lines[-1]
     source_lines = source.splitlines()
     text = quoted(source_lines[line - 1], line) if 1 <= line <= len(source_lines) else None
-    return Raised(name, line if text else None, text)
+    if not text:
+        return Raised(name)
+    return Raised(name, line, text, enclosing_function(source, line), defined)

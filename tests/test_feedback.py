@@ -195,6 +195,10 @@ def test_a_wrong_answer_shows_points_checks_shapes_and_the_hint(feedback):
     assert f"hint [wrong_axis]: {HINTS['wrong_axis']}" in cell  # the hint in words, not just its id
     assert "(the same problem as the one explained)" in cell and "(another problem:" in cell
     assert "float64" not in cell and "expected shape" not in cell  # no picture of values
+    # Beside it, the smallest public input that shows the mistake: expected and received side by side.
+    assert ("smallest input found where yours differs (a public one, not a graded input):\n"
+            "           concat_weights(w_hh=[[1]], w_hx=[[2]])\n"
+            "           expected [[1, 2]]   yours [[1], [2]] (what [wrong_axis] gives)") in cell
 
 
 def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(feedback):
@@ -203,6 +207,7 @@ def test_a_partly_right_answer_shows_its_partial_score_and_the_one_failed_check(
     assert cell.count("[FAIL]") == 1 and "[FAIL] input_unmodified" in cell
     assert "changed its argument(s)" in cell
     assert f"hint [modifies_input]: {HINTS['modifies_input']}" in cell
+    assert "smallest input found" not in cell  # its values are right: nothing to show
 
 
 def test_a_right_answer_passes_every_check(feedback):
@@ -272,8 +277,8 @@ def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(fe
               for v in a.ravel() if float(v) != int(v)}
     assert len(hidden) > 100 and not [v for v in hidden if v in page]
     cell = grade_cell(feedback["leaky"], "test_formula_1")
-    assert 'formula_1 raised ValueError, at line 7 of the cell that defines it: raise ValueError("LEAK-RAISED " + ' \
-           "repr(w_hh.ravel()[0]))" in cell
+    assert re.search(r'formula_1 raised ValueError, at line 7 of `formula_1` \(cell \d+\): '
+                     r'raise ValueError\("LEAK-RAISED " \+ repr\(w_hh\.ravel\(\)\[0\]\)\)', cell), cell
     assert "What your own code printed, displayed or raised is not shown here" in page
 
 

@@ -15,6 +15,8 @@ from autograder.sandbox.zygote_handle import Zygote
 from autograder.student import InProcessStudent, StudentError
 from tests.conftest import CATALOGUED
 
+ASSIGNMENT = "hidden_state_activation"
+
 
 @pytest.fixture(scope="module")
 def zygote():
@@ -50,6 +52,27 @@ def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):
         sandbox.close()
 
 
+def test_a_traceback_in_the_sandbox_quotes_the_students_line_and_the_self_check_names_the_mistake(zygote):
+    """As in a kernel: a traceback through a cell shows that cell's line, and a failing self-check says in which
+    function its line is and which known mistake the worked example shows (the graders' table, generated)."""
+    from autograder.devtools.repo import ROOT
+
+    sandbox = zygote.spawn(Limits())
+    try:
+        sandbox.send_modules({"selfcheck": (ROOT / "source" / ASSIGNMENT / "selfcheck.py").read_text()})
+        sandbox.run_cell("import numpy as np\n\ndef concat_state_input(h_t_prev, x_t):\n"
+                         "    stacked = np.concatenate((h_t_prev, x_t), axis=1)\n    return stacked\n", 10)
+        checked = sandbox.run_cell("import selfcheck\nselfcheck.check_concat_state_input(concat_state_input)", 10)
+        crashed = sandbox.run_cell("concat_state_input(np.ones((2, 1)), np.ones((3, 1)))", 10)
+    finally:
+        sandbox.close()
+    said = checked["error"]["evalue"]
+    assert "line 4, in `concat_state_input`: stacked = np.concatenate((h_t_prev, x_t), axis=1)" in said, said
+    assert "known mistake [wrong_axis]: joined along the wrong axis" in said, said
+    shown = "".join(crashed["error"]["traceback"])
+    assert 'File "<cell 1>", line 4, in concat_state_input\n    stacked = np.concatenate(' in shown, shown
+
+
 def sandbox_namespace_cells(path):
     nb = read_notebook(path)
     return [python_source(visible_part(c.source) if is_test_cell(c) else c.source)
@@ -68,6 +91,7 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
     modules = {"selfcheck": (source / "selfcheck.py").read_text()}
     # As grading does: the zygote imports what the instructor's notebook imports (matplotlib) once for all children.
     warm = {"imports": instructor_imports(instructor_code(source), modules)}
+    shown = False
     for index, answer in enumerate(correct_answers(assignment) + wrong_answers(assignment)):
         path = write_submission(assignment, tmp_path / f"s{index}", [answer])
         local = InProcessStudent(load_namespace(path))
@@ -83,6 +107,9 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
             sandbox.close()
         assert [c.earned for c in there.cases] == [c.earned for c in here.cases], answer.label
         assert there.hints == here.hints, answer.label
+        assert there.counterexample == here.counterexample, answer.label
+        shown |= bool(there.counterexample)
+    assert shown  # the smallest public input that shows a mistake, found through the sandbox as in-process
 
 
 def test_bare_level_still_grades_and_says_what_is_off(tmp_path):

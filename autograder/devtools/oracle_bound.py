@@ -9,7 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from autograder.devtools.catalogue import solution_sources
+from autograder.graders.counterexample import public_calls
 from autograder.graders.exercise import collect, exercises, reference_function, run_case
+from autograder.graders.mistake_tables import mistakes_of
 from autograder.raised import MAX_LINE, SHOWN_TYPES
 
 # Bits a value needs for a lookup table to pass a check (rtol 1e-6: about 20 bits of mantissa, a sign and a
@@ -74,13 +76,22 @@ OTHER_BITS = math.log2(3)  # each other check: passed, failed the same way, or f
 TIMING_BITS = 5.0  # the feedback's time of arrival: a cell's 30 s at a resolution of 1 s, optimistically
 
 
+def counterexample_bits(assignment: str, exercise: str) -> float:
+    """What an exercise's counterexample (`graders.counterexample`) can carry: which of its public calls is
+    the first the answer differs on (or none), and which known mistake's answer it gave there, or neither
+    with the right shape or another. Its inputs and expected values are public: they carry nothing."""
+    return (math.log2(len(public_calls(assignment, exercise)) + 1)
+            + math.log2(len(mistakes_of(assignment, exercise)) + 2))
+
+
 def capacity_bound() -> dict[str, dict[str, float]]:
     """Per assignment: the bits one graded submission can carry out at most (`_total`), and per exercise
     the graded submissions that reading its hidden inputs and expected values takes at the least.
 
     Every exercise's feedback explains one failing check of its run with the student's own functions (which
     one, and an exception's type and line, or a shape, or a hint: at most `FIRST_BITS`) and says of each other check
-    whether it passed or failed alike (`OTHER_BITS`, as if the attacker could pass any check at will); an
+    whether it passed or failed alike (`OTHER_BITS`, as if the attacker could pass any check at will), with
+    the smallest public input its answer differs on (`counterexample_bits`); an
     exercise judged on its own adds its score there; each grade cell's score says whether its self-check
     passed; the time the feedback takes says a few bits. A submission's process holds every hidden input
     (the sandbox sends them ahead), so inputs can leave through all of that. An exercise's expected values
@@ -93,7 +104,7 @@ def capacity_bound() -> dict[str, dict[str, float]]:
         checks = {name: len(collect(assignment, name)) for name in order}
         alone = {name: math.log2(count + 1) for name, count in checks.items()}  # a score of 0..count points
         total = sum(FIRST_BITS + math.log2(checks[name]) + OTHER_BITS * (checks[name] - 1) + alone[name] + 1
-                    for name in order) + TIMING_BITS
+                    + counterexample_bits(assignment, name) for name in order) + TIMING_BITS
         rows: dict[str, float] = {"_total": total}
         for index, name in enumerate(order):
             inputs, expected = needed_bits(assignment, name)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.authoring.selfcheck_mistakes import refresh_selfchecks
 from autograder.course.course_copy import copy_course
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 
@@ -21,6 +22,8 @@ def generate_release(destination: Path, assignments: tuple[str, ...], root: Path
     from autograder.devtools.repo import ROOT
 
     root = root or ROOT
+    # The self-checks' table of known mistakes comes from the graders' tables: brought up to date first.
+    refresh_selfchecks(root / "source", assignments)
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
         course = copy_course(root, Path(scratch), assignments)
         for assignment in assignments:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from autograder.checks import CheckFailed
-from autograder.graders import module_name
+from autograder.graders import counterexample, module_name
 from autograder.hints import hint_text
 from autograder.raised import SHOWN_TYPES
 from autograder.student import StudentError
@@ -65,6 +65,7 @@ class CaseResult:
 class ExerciseResult:
     exercise: str
     cases: list[CaseResult] = field(default_factory=list)
+    counterexample: list[str] = field(default_factory=list)  # its lines (`graders.counterexample`), if found
 
     @property
     def score(self) -> float:
@@ -79,11 +80,13 @@ class ExerciseResult:
         return sorted({case.hint for case in self.cases if case.hint})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"exercise": self.exercise, "cases": [asdict(case) for case in self.cases]}
+        return {"exercise": self.exercise, "cases": [asdict(case) for case in self.cases],
+                "counterexample": list(self.counterexample)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ExerciseResult":
-        return cls(data["exercise"], [CaseResult(**case) for case in data["cases"]])
+        return cls(data["exercise"], [CaseResult(**case) for case in data["cases"]],
+                   [str(line) for line in data.get("counterexample", [])])
 
     def feedback(self) -> str:
         """What a student reads under the grade cell: each check and its points; why one failing check
@@ -106,6 +109,7 @@ class ExerciseResult:
                 continue
             if case is explained:
                 lines.extend("         " + line for line in case.message.splitlines())
+                lines.extend("         " + line for line in self.counterexample)
             elif problem(case) == problem(explained):
                 lines.append("         (the same problem as the one explained)")
             else:
@@ -231,8 +235,19 @@ def run_case(case: GraderCase, student: Any, assignment: str | None = None) -> C
 
 
 def run_exercise(assignment: str, exercise: str, student: Any) -> ExerciseResult:
-    """Run every case; a NumPy warning or a print is never part of the verdict."""
+    """Run every case, and when one failed on the answer's value or shape, look for the smallest public input
+    that shows it (`graders.counterexample`); a NumPy warning or a print is never part of the verdict."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         results = [run_case(case, student, assignment) for case in collect(assignment, exercise)]
-    return ExerciseResult(exercise, results)
+        result = ExerciseResult(exercise, results)
+        failing = [case for case in results if case.message and case.hint != "modifies_input"]
+        if failing:
+            named = next((case.hint for case in failing if case.hint), None)
+            try:
+                found = counterexample.find(assignment, exercise, student, reference_function(assignment, exercise),
+                                            named)
+            except Exception:  # an answer the search cannot read: the verdict and the score stand without one
+                found = None
+            result.counterexample = found.lines() if found else []
+    return result

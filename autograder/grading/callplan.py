@@ -13,8 +13,10 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from autograder.graders.counterexample import public_calls
 from autograder.graders.exercise import exercises, reference_function, run_exercise
 from autograder.graders.exercise import reference as graders_reference
+from autograder.graders.judge import fresh
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.planned import PlannedCall, planned_call
@@ -51,6 +53,10 @@ def _recorded(assignment: str, exercise: str) -> tuple[tuple[str, tuple, dict], 
     reference = graders_reference(assignment)
     recorder = _Recorder(vars(reference))
     run_exercise(assignment, exercise, recorder)
+    # The counterexample's calls come after the checks, and only when one failed: sent ahead all the same,
+    # so a wrong answer is not graded again call by call for them (passed over when not asked for).
+    for call in public_calls(assignment, exercise):
+        getattr(recorder, exercise)(*map(fresh, call.args.values()), **call.options)
     return tuple(recorder.calls)
 
 

@@ -10,6 +10,7 @@ import builtins
 import contextlib
 import importlib.abc
 import importlib.util
+import linecache
 import signal
 import socket
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from autograder.activations import ACTIVATIONS
-from autograder.raised import report
+from autograder.raised import cell_number, report
 from autograder.sandbox import syntax, wire
 from autograder.sandbox.call_arguments import fresh, snapshot, snapshots
 from autograder.sandbox.cell_output import Discard, Output, error_output
@@ -207,6 +208,9 @@ class Runtime:
                 self._start_student_code()
                 if ipython:
                     source = syntax.python_source(source)
+                # As IPython does for a kernel's cells: a traceback through this cell (the self-checks'
+                # "in your code, line 13, in f: ...") quotes its lines.
+                linecache.cache[name] = (len(source), None, source.splitlines(True), name)
                 code, last = COMPILED.get((source, display, name)) or compile_cell(source, display, name)
                 exec(code, self.namespace)
                 if last is not None:
@@ -311,14 +315,6 @@ def _reported(exc: BaseException, function: Any) -> Any:
     """`raised.report` for an exception of the student's code, even one whose type or traceback is made to
     raise when looked at (the grader then says only that it raised)."""
     try:
-        return report(exc, function, _cell_number)
+        return report(exc, function, cell_number)
     except BaseException:  # noqa: B036 - whatever the exception does when examined
         return None
-
-
-def _cell_number(filename: Any) -> int | None:
-    """The number of the notebook cell `filename` names (`<cell 7>`, as `run_cell` compiles them), or None."""
-    if isinstance(filename, str) and filename.startswith("<cell ") and filename.endswith(">"):
-        number = filename[6:-1]
-        return int(number) if number.isdigit() else None
-    return None

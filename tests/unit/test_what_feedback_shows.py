@@ -40,7 +40,7 @@ def raised_message(namespace: dict, name: str, *args) -> StudentError:
 def test_an_exception_is_told_by_its_type_and_static_line_never_its_text():
     source = "def f(x):\n    y = x * 2\n    raise ValueError(f'the input was {x.tolist()}')\n"
     error = raised_message(cell_function(source, "f"), "f", SECRET)
-    assert str(error) == ("f raised ValueError, at line 3 of the cell that defines it: "
+    assert str(error) == ("f raised ValueError, at line 3 of `f` (cell 3): "
                           "raise ValueError(f'the input was {x.tolist()}')")
     assert "0.7315" not in str(error) and "0.7315" in error.text  # kept to match a library's words, never shown
 
@@ -60,15 +60,28 @@ def test_a_line_is_quoted_only_from_the_defining_cell_and_its_first_lines():
     namespace["helper"] = helper["helper"]
     # The exception came from another cell: the line quoted is the defining cell's call of it.
     told = str(raised_message(namespace, "f", SECRET))
-    assert told == "f raised KeyError, at line 2 of the cell that defines it: return helper(x)"
+    assert told == "f raised KeyError, at line 2 of `f` (cell 4): return helper(x)"
     far = "def f(x):\n" + "    x = x\n" * MAX_LINE + "    raise IndexError()\n"
     assert str(raised_message(cell_function(far, "f"), "f", SECRET)) == "f raised IndexError"
+
+
+def test_the_line_is_named_by_the_def_around_it_in_the_cell_as_written():
+    """The function is read from the cell's source, never from the running code's names: a helper or an
+    inner function defined in the same cell is named, a function renamed at run time is not."""
+    source = ("import numpy as np\n\ndef helper(v):\n    def inner(w):\n        return w[7]\n    return inner(v)\n\n"
+              "def f(x):\n    stacked = helper(x)\n    return stacked\n\nhelper.__code__ = helper.__code__.replace("
+              "co_name='LEAK')\n")
+    told = str(raised_message(cell_function(source, "f", number=12), "f", SECRET))
+    assert told == "f raised IndexError, at line 5 of `inner` (cell 12): return w[7]"
+    # The sandbox's path: the same sentence from the grader's copy of the cell.
+    report = {"type": "IndexError", "defined": 12, "frames": [[12, 9], [12, 6], [12, 5]]}
+    assert from_report(report, {12: source}).describe("f") == told
 
 
 def test_a_sandboxed_process_report_is_checked_against_the_graders_copy_of_the_cells():
     cells = {3: "def f(x):\n    return x[7]\n", 4: "other = 1\n"}
     good = {"type": "IndexError", "defined": 3, "frames": [[4, 1], [3, 2]]}
-    assert from_report(good, cells) == Raised("IndexError", 2, "return x[7]")
+    assert from_report(good, cells) == Raised("IndexError", 2, "return x[7]", "f", 3)
     # Whatever the process claims beyond that is dropped: a line past the cell's end or in another cell,
     # a made-up cell, a type name that is not a name.
     assert from_report({**good, "frames": [[3, 99]]}, cells) == Raised("IndexError")
@@ -91,7 +104,7 @@ def test_a_sandboxed_process_only_names_which_failure_it_was():
     assert said({"timeout": True}) == "f did not return in time and was stopped"
     assert said({"kind": "raised", "raised": {"type": "IndexError", "defined": 3, "frames": [[3, 2]],
                                               "text": "0.7315926535897931"}}) == \
-        "f raised IndexError, at line 2 of the cell that defines it: return x[7]"
+        "f raised IndexError, at line 2 of `f` (cell 3): return x[7]"
 
 
 def test_a_wrong_answer_is_told_in_shapes_and_words():
