@@ -68,17 +68,16 @@ def combined_answers(assignment: str) -> list[tuple[Answer, ...]]:
 
 def packed_answers(assignment: str) -> list[tuple[Answer, ...]]:
     """Every correct and wrong answer in as few submissions as the exercises allow, each submission holding at
-    most one answer per exercise and never an answer beside a wrong answer to a function it relies on, directly
-    or through another (that is `combined_answers`' own test). A mistake costs points in its own exercise only,
-    so each answer scores, with its hint, as it would alone, and a class graded through a kernel per submission
-    starts far fewer of them."""
+    most one answer per exercise and never an answer beside another answer to a function it relies on, directly
+    or through another (even a correct alternative may differ from the reference where the caller leans on it,
+    and a correct answer on a wrong one is `combined_answers`' own test). Exercises that do not call each other
+    are graded apart, so each answer scores, with its hint, as it would alone, and a class graded through a
+    kernel per submission starts far fewer of them."""
     relies = _relies_on(assignment)
-    wrong = {answer.label for answer in wrong_answers(assignment)}
     packed: list[dict[str, Answer]] = []
 
     def fits(answer: Answer, other: Answer) -> bool:
-        return not ((other.label in wrong and other.exercise in relies[answer.exercise])
-                    or (answer.label in wrong and answer.exercise in relies[other.exercise]))
+        return other.exercise not in relies[answer.exercise] and answer.exercise not in relies[other.exercise]
 
     for answer in correct_answers(assignment) + wrong_answers(assignment):
         for submission in packed:
