@@ -254,7 +254,7 @@ def test_after_the_due_date_nbgraders_late_penalty_applies(template, tmp_path):
     with watching(watched.course) as watcher:
         handed = hand_in(watched, "jo")
         page = released(watched, handed, watcher.log)
-    assert "late submission penalty" in page
+    assert "Late submission penalty" in page
     with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
         submission = gb.find_submission(ASSIGNMENT, "jo")
         assert submission.score == 46 and submission.late_submission_penalty == 46  # all of it, the course says

@@ -296,6 +296,6 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
 def awaiting_work(submission: Any) -> bool:
     """Whether nbgrader's submission row (ORM) only holds an extension: made by `extend` before the student
     handed anything in, none of its grades scored. Exports and the report count it as not submitted."""
-    return submission.timestamp is None and not any(
+    return submission.extension is not None and submission.timestamp is None and not any(
         grade.auto_score is not None or grade.manual_score is not None
         for notebook in submission.notebooks for grade in notebook.grades)

@@ -63,9 +63,12 @@ def verdict_block(text: str, exercise: str) -> str:
     """The graders' verdict of one exercise on the page, as the student reads it (the note of a run on its
     own included); trailing spaces dropped, so that two pages compare by what they say."""
     lines = [line.rstrip() for line in text.splitlines()]
-    head = re.compile(rf"^\s*{exercise}( was judged on its own|: [\d.]+ / )")
-    heads = [i for i, line in enumerate(lines) if head.match(line)]
-    if not heads:
+    # The note of a run on its own opens the verdict where there is one; else the page's heading over the cell.
+    for head in (re.compile(rf"^\s*{exercise} was judged on its own"), re.compile(rf"^\s*{exercise}: [\d.]+ / ")):
+        heads = [i for i, line in enumerate(lines) if head.match(line)]
+        if heads:
+            break
+    else:
         return ""
     block = []
     for line in lines[heads[0]:]:
