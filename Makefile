@@ -13,13 +13,13 @@ N ?= 200
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
 # sandbox zygote it starts) would otherwise compile the whole package from source again.
-# rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
-# imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
-# Jupyter process, for IRI formats no notebook or Jupyter schema uses. Without it jsonschema skips those two
-# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). README, "Installing".
 install: $(STAMP)
 	@$(BIN)/python -m compileall -q autograder
 
+# rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
+# imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
+# Jupyter process, for IRI formats no notebook or Jupyter schema uses. Without it jsonschema skips those two
+# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). README, "A course of your own".
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
