@@ -58,7 +58,7 @@ STOPPED_KINDS = {
     "SandboxStopped": "your notebook's process was stopped in this cell (a limit, or it exited); it scores 0",
     "NotRun": "not run: your notebook's time ran out, or its process ended, before this cell; it scores 0",
 }
-SELF_CHECK_FAILED = ("the visible self-check below the graders failed, so this cell scores 0: run this cell in "
+SELF_CHECK_FAILED = ("the visible self-check in this cell failed, so this cell scores 0: run this cell in "
                      "your notebook to read its message")
 TRUSTED_RUN_FAILED = ("the visible self-check passed in your notebook's process, but failed when the grader ran "
                       "it again on your functions outside it (do they keep state between calls?): this cell "
