@@ -11,6 +11,7 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
+from autograder.deadlines.student_line import feedback_deadline_line
 from autograder.exercise_outcome import PageSummary, by_hand, outcome, score_line
 from autograder.math_markup import with_mathml
 from autograder.notebook import is_test_cell
@@ -172,9 +173,6 @@ class ScoreSummary(_FeedbackPreprocessor):
             cell.outputs = [_shown_verdict(o, found.exercise) if is_verdict(o) else o for o in cell.outputs
                             if o.get("output_type") != "execute_result"]
         penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
-        # Issue 28: the student's deadline and the credit applied (one place; `deadlines.student_line`).
-        from autograder.deadlines.student_line import feedback_deadline_line
-
         deadline = feedback_deadline_line(resources.get("nbgrader", {}), self.config)
         resources["autograder"] = PageSummary(outcomes, penalty, deadline or "")
         return nb, resources

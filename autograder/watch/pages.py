@@ -58,8 +58,7 @@ def markup(*parts: str) -> Markup:
 
 def when(moment: datetime) -> Markup:
     """A time (naive UTC) as the page shows it: UTC always, the reader's local time too where scripts run."""
-    return Markup(f'<time class="autograder-time" datetime="{moment:%Y-%m-%dT%H:%M}Z">'
-                  f"{moment:%Y-%m-%d %H:%M} UTC</time>")
+    return Markup(f'<time class="autograder-time" datetime="{moment:%Y-%m-%dT%H:%M}Z">{when_text(moment)}</time>')
 
 
 def when_text(moment: datetime) -> str:
