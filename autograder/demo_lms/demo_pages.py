@@ -4,7 +4,7 @@ without scripts), every text escaped (a score's comment is the tool's text)."""
 from __future__ import annotations
 
 import typing as t
-from datetime import datetime
+from datetime import UTC, datetime
 from html import escape
 
 if t.TYPE_CHECKING:
@@ -49,7 +49,7 @@ def gradebook_page(lms: DemoLms) -> str:
         given = score.get("scoreGiven")
         when = score.get("timestamp", "")
         try:
-            when = datetime.fromisoformat(when).strftime("%Y-%m-%d %H:%M UTC%z")
+            when = datetime.fromisoformat(when).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
         except ValueError:
             pass
         rows.append(f"<tr><td>{escape(str(item.get('label', number)))}</td><td>{escape(lms.person_named(user))}</td>"
