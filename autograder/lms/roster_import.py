@@ -155,11 +155,15 @@ def _as_launched(path: Path, people: list[Person], launched: dict[str, str]) -> 
     """A roster row of a student who already entered by an LTI launch (same LTI user id) updates that student,
     under the name the launch gave them, rather than making a second student of the same person."""
     resolved, rows = [], {}  # student id -> the roster's id that named them
+    bound = {student: lti_user for lti_user, student in launched.items()}
     for person in people:
         roster_id = person.id
         student = launched.get(person.lti_user_id) if person.lti_user_id else None
         if student is not None:
             person = replace(person, id=student)
+        elif person.lti_user_id and person.id in bound:  # the key of their launches must not change under them
+            raise LmsError(f"{path}: {person.id!r} entered by an LTI launch as LTI user {bound[person.id]!r}; "
+                           f"the roster gives them {person.lti_user_id!r}")
         if person.id in rows:
             raise LmsError(f"{path}: the rows of {rows[person.id]!r} and {roster_id!r} are the same student "
                            f"{person.id!r} (who entered by an LTI launch as LTI user {person.lti_user_id!r})")
