@@ -133,3 +133,16 @@ def test_the_authorization_endpoint_refuses_what_it_did_not_issue_or_register(lm
     response = authorize(lms, **changes)
     assert response.status_code == 400 and 'name="id_token"' not in response.text
     assert len(lms.violations) == before + 1
+
+
+def test_the_demo_course_registers_in_a_course_s_lms_toml_once(lms, tmp_path):
+    from autograder.lms.errors import LmsError
+    from autograder.lms.lms_settings import load
+
+    (tmp_path / "lms.toml").write_text('[moodle]\nidentifier = "email"')
+    lms.register_course(tmp_path)
+    settings = load(tmp_path)
+    assert settings.get("moodle", "identifier") == "email"
+    assert settings.section("lti") == lms.lti_section() and settings.get("lti", "context_id") == DEMO_COURSE.context_id
+    with pytest.raises(LmsError, match="already has an \\[lti\\] section"):
+        lms.register_course(tmp_path)

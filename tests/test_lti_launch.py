@@ -141,6 +141,8 @@ def assert_refused(world: World, response: requests.Response, before: int, reaso
     assert "<h1>Launch refused</h1>" in response.text and re.search(reason, html.unescape(response.text), re.I), \
         response.text
     assert refusals(world) == before + 1, world.hub.log_text()[-2000:]
+    line = world.hub.log_text().rsplit("LTI launch refused:", 1)[1].split("\n", 1)[0]
+    assert re.search(reason, line, re.I) and " claims iss=" in line, line
     assert not any(c.name == "jupyterhub-hub-login" for c in response.cookies), "a refused launch logs no one in"
     if sub is not None:
         with Gradebook(world.db_url) as gradebook:

@@ -23,13 +23,18 @@ import hashlib
 import hmac
 import json
 import secrets
+import tomllib
 import typing as t
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from lti1p3platform.message_launch import MessageLaunchAbstract
+
+from autograder.lms.errors import LmsError
+from autograder.lms.lms_settings import FILENAME
 
 from .demo_pages import course_page, gradebook_page, launch_form_page, refusal_page
 from .lti_platform import LoopbackPlatform, PlainRequest, Platform
@@ -143,6 +148,16 @@ class DemoLms(LoopbackPlatform):
         """`lti_section` as the `[lti]` table of an lms.toml (JSON strings and arrays are TOML's too)."""
         lines = [f"{key} = {json.dumps(value)}" for key, value in self.lti_section(course).items()]
         return "[lti]\n" + "\n".join(lines) + "\n"
+
+    def register_course(self, course_folder: Path) -> Path:
+        """Write the demo course's `[lti]` into the course's lms.toml (made if missing); a course whose lms.toml
+        already has an `[lti]` section is another platform's and is left alone (an LmsError)."""
+        path = course_folder / FILENAME
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if "lti" in tomllib.loads(text):
+            raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(), encoding="utf-8")
+        return path
 
     def launch_link(self, person: DemoPerson, assignment: str, course: DemoCourse | None = None) -> str:
         course = course or self.course

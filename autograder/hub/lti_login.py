@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import jwt
 from jupyterhub.utils import url_path_join
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import ValidationError
@@ -131,9 +132,16 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
         return super().get_next_url(user)
 
     def _refuse(self, refusal: Refusal) -> None:
-        claims = getattr(self, "_claims", None) or {}
-        self.log.warning("LTI launch refused: %s (status %d; iss=%r sub=%r context=%r deployment=%r)",
-                         refusal.reason, refusal.status, text_claim(claims, "iss")[:200],
+        claims, verified = getattr(self, "_claims", None), "verified"
+        if claims is None:  # the token was refused: what it claims, for the log only, marked as unverified
+            verified = "unverified"
+            try:
+                claims = jwt.decode(self.get_argument("id_token", ""), options={"verify_signature": False})
+            except jwt.PyJWTError:
+                claims = {}
+        claims = claims if isinstance(claims, dict) else {}
+        self.log.warning("LTI launch refused: %s (status %d; %s claims iss=%r sub=%r context=%r deployment=%r)",
+                         refusal.reason, refusal.status, verified, text_claim(claims, "iss")[:200],
                          text_claim(claims, "sub")[:200], context_id(claims)[:200],
                          text_claim(claims, DEPLOYMENT)[:200])
         self.clear_login_cookie()
@@ -173,6 +181,10 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         ttl = validator.max_age + 2 * validator.time_leeway + 60
         self.nonces = UsedOnce(ttl)
         self.states = UsedOnce(ttl)
+        # The gradebook is read and written in the event loop, one launch after another: a first launch picks a
+        # name no one has, which two launches at once in threads could both pick. Importing nbgrader's API
+        # (seconds) at start-up keeps that cost out of the first student's launch.
+        import nbgrader.api  # noqa: F401
 
     async def authenticate(self, handler: Any, data: dict[str, Any] | None = None) -> dict[str, Any]:
         claims = data or {}

@@ -53,7 +53,8 @@ def test_two_ids_that_differ_only_by_case_are_two_people(user_id):
 def test_names_are_readable_where_they_can_be():
     assert readable("José Núñez") == "jose-nunez"
     assert readable("o'brien@uni.edu") == "o-brien"
-    assert readable("山田 太郎") == "" and safe_name("山田 太郎", ("i", "d", "u"), lambda n: False).startswith("student")
+    assert readable("山田 太郎") == ""
+    assert safe_name("山田 太郎", ("i", "d", "u"), lambda n: False).startswith("student")
     assert readable("0day") == "day" and readable("-rf") == "rf"
     assert len(readable("a" * 300)) == 16
 
