@@ -126,8 +126,10 @@ def test_the_authorization_endpoint_signs_a_launch_for_the_person_the_link_names
     {"client_id": "another-tool"},
     {"login_hint": DEMO_COURSE.people[0].sub},  # the instructor's id with a student's link
     {"lti_message_hint": '["demo-rnn-101", "demo-user-0001", "hidden_state_activation"].0000'},
+    {"lti_message_hint": "Émilie.é"},
     {"nonce": ""},
-], ids=["redirect-uri", "response-type", "client-id", "login-hint", "forged-message-hint", "no-nonce"])
+], ids=["redirect-uri", "response-type", "client-id", "login-hint", "forged-message-hint", "unicode-message-hint",
+        "no-nonce"])
 def test_the_authorization_endpoint_refuses_what_it_did_not_issue_or_register(lms, changes):
     before = len(lms.violations)
     response = authorize(lms, **changes)

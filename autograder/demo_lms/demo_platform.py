@@ -194,7 +194,8 @@ class DemoLms(LoopbackPlatform):
 
     def _read_hint(self, hint: str) -> tuple[str, str, str] | None:
         body, _, mac = hint.rpartition(".")
-        if not hmac.compare_digest(hmac.new(self.hint_key, body.encode(), hashlib.sha256).hexdigest(), mac):
+        expected = hmac.new(self.hint_key, body.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected.encode(), mac.encode()):  # bytes: a hostile hint may be any text
             return None
         context_id, sub, assignment = json.loads(body)
         return context_id, sub, assignment

@@ -6,6 +6,7 @@ import pwd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autograder.course.submitted import valid_student_id
 from autograder.identity_names import POSIX_NAME, is_posix_name, on_system, readable, safe_name
 
 HOSTILE = st.one_of(
@@ -31,6 +32,7 @@ def test_any_hint_and_key_give_a_posix_name_that_is_no_system_user_and_the_same_
     name = safe_name(hint, key, lambda n: False)
     assert POSIX_NAME.fullmatch(name) and len(name) <= 32
     assert not on_system(name) and name not in SYSTEM_NAMES
+    assert valid_student_id(name)  # and so a name every command takes as a student id (course/submitted.py)
     assert safe_name(hint, key, lambda n: False) == name
 
 
