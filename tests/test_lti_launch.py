@@ -30,7 +30,9 @@ from autograder.demo_lms.demo_platform import (
     INSTRUCTOR,
     LEARNER,
     OTHER_COURSE,
+    DemoCourse,
     DemoLms,
+    DemoPerson,
     new_key_pair,
 )
 from autograder.hub.groups import instructor_group, student_group
@@ -44,6 +46,10 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 ADA, ALAN, EMILIE = DEMO_COURSE.people[1:]
 GRACE = DEMO_COURSE.people[0]
 BARBARA = OTHER_COURSE.people[0]  # instructor of another course of the same account (same deployment)
+# The hub's second course: Ada teaches it (the same LMS user as in the first, where she is a student).
+SECOND_ID = "ml202"
+SECOND_COURSE = DemoCourse("demo-ml-202", "Machine learning", "ML202", (
+    DemoPerson(ADA.sub, ADA.given_name, ADA.family_name, ADA.email, INSTRUCTOR),))
 
 
 @dataclass
@@ -51,25 +57,33 @@ class World:
     lms: DemoLms
     hub: Hub
     course: Path
+    second: Path
 
     @property
     def db_url(self) -> str:
         return f"sqlite:///{self.course / 'gradebook.db'}"
 
 
+def nbgrader_course(folder: Path, course_id: str) -> Path:
+    folder.mkdir()
+    (folder / "nbgrader_config.py").write_text(f"c = get_config()  # noqa: F821\n"
+                                               f"c.CourseDirectory.course_id = {course_id!r}\n")
+    return folder
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> World:
+    """The hub serves two courses of the demo platform (DEMO_COURSE and SECOND_COURSE); the platform has a third,
+    OTHER_COURSE, that the hub does not serve."""
     root = tmp_path_factory.mktemp("lti-launch")
-    course = root / "course"
-    course.mkdir()
-    (course / "nbgrader_config.py").write_text(f"c = get_config()  # noqa: F821\n"
-                                               f"c.CourseDirectory.course_id = {COURSE_ID!r}\n")
+    course, second = nbgrader_course(root / "course", COURSE_ID), nbgrader_course(root / "second", SECOND_ID)
     port = free_port()
-    with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT]) as lms:
-        (course / "lms.toml").write_text(lms.lti_toml())
-        hub = start_hub(root / "hub", [course], port)
+    with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT], (DEMO_COURSE, OTHER_COURSE, SECOND_COURSE)) as lms:
+        lms.register_course(course)
+        (second / "lms.toml").write_text(lms.lti_toml(SECOND_COURSE))
+        hub = start_hub(root / "hub", [course, second], port)
         try:
-            yield World(lms, hub, course)
+            yield World(lms, hub, course, second)
         finally:
             stop_hub(hub)
 
@@ -181,6 +195,27 @@ def test_an_instructor_s_launch_is_in_the_course_s_instructor_group_only(world):
     session, _, form = platform_launch(world, GRACE)
     assert post(world, session, form).status_code == 302
     assert world.hub.user("grace-hopper")["groups"] == [instructor_group(COURSE_ID)]
+    with Gradebook(world.db_url) as gradebook:  # a name, but no student row: no line in exports or reports
+        assert gradebook.db.execute(select(IDENTITY_TABLE.c.student_id).where(
+            IDENTITY_TABLE.c.lti_user_id == GRACE.sub)).scalar_one() == "grace-hopper"
+        assert "grace-hopper" not in {s.id for s in gradebook.students}
+
+
+def test_one_person_in_two_courses_of_the_hub_has_one_name_and_each_course_s_role(world):
+    """Ada, a student of the first course, teaches the second: one hub user, a student there and an instructor
+    here; a launch into one course keeps her group of the other."""
+    both = sorted([instructor_group(SECOND_ID), student_group(COURSE_ID)])
+    for person, course, groups in ((ADA, DEMO_COURSE, None), (SECOND_COURSE.people[0], SECOND_COURSE, both),
+                                   (ADA, DEMO_COURSE, both)):
+        session, _, form = platform_launch(world, person, course)
+        assert post(world, session, form).status_code == 302
+        if groups is not None:
+            assert sorted(world.hub.user("ada-lovelace")["groups"]) == groups
+    assert [u for u in world.hub.users() if u.startswith("ada")] == ["ada-lovelace"]
+    with Gradebook(f"sqlite:///{world.second / 'gradebook.db'}") as gradebook:
+        rows = gradebook.db.execute(select(IDENTITY_TABLE)).all()
+        assert [(r.student_id, r.lti_user_id) for r in rows] == [("ada-lovelace", ADA.sub)]
+        assert gradebook.students == [], "she teaches that course: no student row there"
 
 
 # ---- launches refused ------------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ from autograder.lms.launch_identity import (
     LaunchKey,
     LaunchRefused,
     launched_student,
-    student_for_launch,
+    name_for_launch,
+    names_in,
 )
 
 from .course_registration import CourseRegistration, read_registrations
@@ -206,7 +207,7 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         person = LaunchedPerson(LaunchKey(self.issuer, deployment, sub), text_claim(claims, "given_name"),
                                 text_claim(claims, "family_name"), text_claim(claims, "email"))
         try:
-            name = self.student_name(course, person)
+            name = self.person_name(course, person, as_student=role is Role.STUDENT)
         except LaunchRefused as exc:
             raise Refusal(403, str(exc)) from None
         except LmsError as exc:  # the course's gradebook cannot be opened: the hub's fault, not the person's
@@ -220,7 +221,7 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         self.log.info("LTI launch: %s is %s of %s", name, role.value, course.course_id)
         return {"name": name, "groups": sorted({*kept, wanted})}
 
-    def student_name(self, course: CourseRegistration, person: LaunchedPerson) -> str:
+    def person_name(self, course: CourseRegistration, person: LaunchedPerson, as_student: bool) -> str:
         """The person's one name on this hub: the one another course of the hub gave them, else this course's."""
         known, elsewhere = None, set()
         for other in self.registrations.values():
@@ -229,10 +230,11 @@ class CourseLtiAuthenticator(LTI13Authenticator):
             try:
                 with open_gradebook(other.folder) as gradebook:
                     known = known or launched_student(gradebook, person.key)
-                    elsewhere |= {s.id for s in gradebook.students}
+                    elsewhere |= names_in(gradebook)
             except LmsError:  # no gradebook there yet: no one has a name in it
                 continue
         if known:
             elsewhere.discard(known)
         with open_gradebook(course.folder, must_exist=False) as gradebook:
-            return student_for_launch(gradebook, person, known_name=known, taken_elsewhere=elsewhere.__contains__)
+            return name_for_launch(gradebook, person, as_student, known_name=known,
+                                   taken_elsewhere=elsewhere.__contains__)

@@ -1,5 +1,6 @@
-"""The student behind an LTI 1.3 launch: one per (issuer, deployment id, LMS user id), in the gradebook's identity
-table (`identity.IDENTITY_TABLE`, the one mapping of LMS ids to students).
+"""The person behind an LTI 1.3 launch: one name per (issuer, deployment id, LMS user id), in the gradebook's identity
+table (`identity.IDENTITY_TABLE`, the one mapping of LMS ids to students). A learner is also a student of the
+gradebook; an instructor or TA has a row in the identity table only.
 
 A launch's key is looked up first. A key seen before is its student, whatever the launch now says of their name.
 A new key that a roster import already gave to one student (its `lti_user_id`, imported without an issuer or
@@ -64,14 +65,14 @@ def _where_key(key: LaunchKey):
 
 
 def launched_student(gradebook, key: LaunchKey) -> str | None:
-    """The student this key launched as before, or None."""
+    """The name this key launched as before, or None."""
     our_tables(gradebook)
     row = gradebook.db.execute(select(IDENTITY_TABLE.c.student_id).where(_where_key(key))).first()
     return row[0] if row else None
 
 
 def launched_students(gradebook) -> dict[str, str]:
-    """Each launched student's LTI user id -> their student id: a roster naming that LTI user id names them,
+    """Each launched person's LTI user id -> their name: a roster naming that LTI user id names them,
     whatever id the roster gives (their name is their hub and OS user's, and cannot change)."""
     our_tables(gradebook)
     c = IDENTITY_TABLE.c
@@ -79,25 +80,37 @@ def launched_students(gradebook) -> dict[str, str]:
         select(c.lti_user_id, c.student_id).where(c.lti_issuer.is_not(None))).all()}
 
 
-def student_for_launch(gradebook, person: LaunchedPerson, known_name: str | None = None,
-                       taken_elsewhere: Callable[[str], bool] = lambda name: False) -> str:
-    """The student id (= hub and OS user name) of the person launching, made or bound on their first launch.
+def names_in(gradebook) -> set[str]:
+    """Every name this gradebook gives someone: its students, and the instructors who launched into it."""
+    our_tables(gradebook)
+    return {s.id for s in gradebook.students} | {
+        row[0] for row in gradebook.db.execute(select(IDENTITY_TABLE.c.student_id)).all()}
+
+
+def name_for_launch(gradebook, person: LaunchedPerson, as_student: bool, known_name: str | None = None,
+                    taken_elsewhere: Callable[[str], bool] = lambda name: False) -> str:
+    """The name (= nbgrader student id, hub and OS user) of the person launching, made or bound on their first
+    launch. `as_student`: a Learner, who is a student of the gradebook; an instructor or TA has a name in the
+    identity table only, never a student row (nor a line in exports, pushes and the class report).
     `known_name`: the name another course of the same hub already gave this key (one name per person on a hub);
     `taken_elsewhere`: whether another course of the hub gave a name to someone else."""
+    session = gradebook.db
     found = launched_student(gradebook, person.key)
     if found is not None:
+        if as_student and session.execute(text("SELECT 1 FROM student WHERE id = :id"), {"id": found}).first() is None:
+            _add_student(gradebook, found, person)  # taught before, a learner now
+            session.commit()
         return found
-    session = gradebook.db
     c = IDENTITY_TABLE.c
     roster = [row[0] for row in session.execute(
         select(c.student_id).where(c.lti_user_id == person.key.user_id, c.lti_issuer.is_(None))).all()]
     if len(roster) > 1:
         raise LaunchRefused(f"the course roster gives your LMS account to {len(roster)} students; "
                             "ask your instructor to correct the roster")
-    students = {s.id for s in gradebook.students}
+    names = names_in(gradebook)
 
     def taken(name: str) -> bool:
-        return name in students or taken_elsewhere(name)
+        return name in names or taken_elsewhere(name)
 
     imported = roster[0] if roster else None
     if known_name is not None:
@@ -110,16 +123,15 @@ def student_for_launch(gradebook, person: LaunchedPerson, known_name: str | None
     try:
         if imported is not None:
             if imported != name:
-                _rename(gradebook, imported, name, students)
+                _rename(gradebook, imported, name, names)
             session.execute(IDENTITY_TABLE.update().where(c.student_id == name).values(
                 lti_issuer=person.key.issuer, lti_deployment_id=person.key.deployment_id))
         else:
-            if name in students:  # known_name, given by another course to this person, is someone else's here
-                raise LaunchRefused("your user name on this hub belongs to another student of this course; "
+            if name in names:  # known_name, given by another course to this person, is someone else's here
+                raise LaunchRefused("your user name on this hub belongs to another person of this course; "
                                     "ask your instructor")
-            session.execute(text("INSERT INTO student (id, first_name, last_name, email) VALUES (:id, :f, :l, :e)"),
-                            {"id": name, "f": person.given_name or None, "l": person.family_name or None,
-                             "e": person.email or None})
+            if as_student:
+                _add_student(gradebook, name, person)
             session.execute(IDENTITY_TABLE.insert().values(
                 student_id=name, lti_user_id=person.key.user_id, lti_issuer=person.key.issuer,
                 lti_deployment_id=person.key.deployment_id))
@@ -131,12 +143,18 @@ def student_for_launch(gradebook, person: LaunchedPerson, known_name: str | None
     return name
 
 
-def _rename(gradebook, old: str, new: str, students: set[str]) -> None:
+def _add_student(gradebook, name: str, person: LaunchedPerson) -> None:
+    gradebook.db.execute(text("INSERT INTO student (id, first_name, last_name, email) VALUES (:id, :f, :l, :e)"),
+                         {"id": name, "f": person.given_name or None, "l": person.family_name or None,
+                          "e": person.email or None})
+
+
+def _rename(gradebook, old: str, new: str, names: set[str]) -> None:
     """A roster student's id made safe before anything was submitted under it."""
     from nbgrader.api import Student
 
-    if new in students:
-        raise LaunchRefused("your user name on this hub belongs to another student of this course; ask your "
+    if new in names:
+        raise LaunchRefused("your user name on this hub belongs to another person of this course; ask your "
                             "instructor")
     student = gradebook.db.get(Student, old)
     if student is not None and student.submissions:

@@ -15,7 +15,7 @@ from autograder.hub.course_registration import read_registration
 from autograder.hub.lti_login import CourseLtiAuthenticator
 from autograder.lms.errors import LmsError
 from autograder.lms.identity import IDENTITY_TABLE, Person, save_people
-from autograder.lms.launch_identity import LaunchedPerson, LaunchKey, LaunchRefused, student_for_launch
+from autograder.lms.launch_identity import LaunchedPerson, LaunchKey, LaunchRefused, name_for_launch
 
 KEY = LaunchKey("https://lms.invalid", "dep-1", "user-42")
 PLATFORM = """[lti]
@@ -59,7 +59,7 @@ def test_an_unsafe_roster_id_with_work_recorded_under_it_refuses_the_launch_and_
     gradebook.add_assignment("hw1")
     gradebook.add_submission("hw1", "Ada.L@uni")
     with pytest.raises(LaunchRefused, match="'Ada.L@uni', which cannot be a user name .* work is already recorded"):
-        student_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "L", "ada@uni"))
+        name_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "L", "ada@uni"), True)
     assert [s.id for s in gradebook.students] == ["Ada.L@uni"]
     row = gradebook.db.execute(IDENTITY_TABLE.select()).one()
     assert (row.student_id, row.lti_issuer) == ("Ada.L@uni", None)
@@ -68,15 +68,15 @@ def test_an_unsafe_roster_id_with_work_recorded_under_it_refuses_the_launch_and_
 def test_one_lti_user_id_on_two_roster_rows_is_refused_rather_than_guessed(gradebook):
     save_people(gradebook, [Person(id="ada", lti_user_id=KEY.user_id), Person(id="bob", lti_user_id=KEY.user_id)])
     with pytest.raises(LaunchRefused, match="gives your LMS account to 2 students"):
-        student_for_launch(gradebook, LaunchedPerson(KEY, email="ada@uni"))
+        name_for_launch(gradebook, LaunchedPerson(KEY, email="ada@uni"), True)
 
 
 def test_a_new_person_never_gets_a_student_s_name_and_keeps_theirs_after(gradebook):
     gradebook.add_student("ada")  # another Ada, already in the course
-    name = student_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "King", "ada@uni"))
+    name = name_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "King", "ada@uni"), True)
     assert name.startswith("ada-") and name != "ada"
     other_email = LaunchedPerson(KEY, "Ada", "Lovelace", "countess@uni")  # the LMS's profile changed since
-    assert student_for_launch(gradebook, other_email) == name
+    assert name_for_launch(gradebook, other_email, True) == name
 
 
 def test_one_person_has_one_name_across_the_courses_of_a_hub(tmp_path, template):
@@ -84,16 +84,16 @@ def test_one_person_has_one_name_across_the_courses_of_a_hub(tmp_path, template)
     b = course(tmp_path / "b", "course_b", PLATFORM + 'context_id = "ctx-b"\n', template)
     authenticator = CourseLtiAuthenticator(courses=[str(a), str(b)])
     person = LaunchedPerson(KEY, "Ada", "King", "ada@uni")
-    first = authenticator.student_name(authenticator.registrations["ctx-a"], person)
+    first = authenticator.person_name(authenticator.registrations["ctx-a"], person, True)
     with Gradebook(f"sqlite:///{b / 'gradebook.db'}") as gb:
         gb.add_student("ada")  # in course B, "ada" is someone else ...
     with Gradebook(f"sqlite:///{a / 'gradebook.db'}") as gb:
         gb.add_student("bea")  # ... and course A's "bea" is never given to a newcomer of course B
     assert first == "ada"
-    with pytest.raises(LaunchRefused, match="belongs to another student of this course"):
-        authenticator.student_name(authenticator.registrations["ctx-b"], person)
+    with pytest.raises(LaunchRefused, match="belongs to another person of this course"):
+        authenticator.person_name(authenticator.registrations["ctx-b"], person, True)
     newcomer = LaunchedPerson(LaunchKey(KEY.issuer, KEY.deployment_id, "user-43"), email="bea@uni")
-    assert authenticator.student_name(authenticator.registrations["ctx-b"], newcomer).startswith("bea-")
+    assert authenticator.person_name(authenticator.registrations["ctx-b"], newcomer, True).startswith("bea-")
 
 
 @pytest.mark.parametrize("lti, problem", [
@@ -113,7 +113,7 @@ def test_a_wrong_registration_is_one_line_naming_lms_toml(tmp_path, lti, problem
 def test_a_roster_cannot_change_the_lti_user_id_a_student_launched_with(gradebook, tmp_path):
     from autograder.lms.roster_import import import_roster
 
-    name = student_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "King", "ada@uni"))
+    name = name_for_launch(gradebook, LaunchedPerson(KEY, "Ada", "King", "ada@uni"), True)
     roster = tmp_path / "roster.csv"
     roster.write_text(f"id,first_name,last_name,email,lms_user_id,lti_user_id\n{name},Ada,King,,1,someone-else\n")
     with pytest.raises(LmsError, match=f"entered by an LTI launch as LTI user '{KEY.user_id}'"):
@@ -121,3 +121,13 @@ def test_a_roster_cannot_change_the_lti_user_id_a_student_launched_with(gradeboo
     roster.write_text(f"id,first_name,last_name,email,lms_user_id,lti_user_id\nada,Ada,King,,1,{KEY.user_id}\n")
     assert [p.id for p in import_roster(gradebook, roster, "plain").people] == [name]
     assert [s.id for s in gradebook.students] == [name] and gradebook.find_student(name).lms_user_id == "1"
+
+
+def test_an_instructor_has_a_name_but_no_student_row_until_a_launch_as_a_learner(gradebook):
+    name = name_for_launch(gradebook, LaunchedPerson(KEY, "Grace", "Hopper", "grace@uni"), as_student=False)
+    assert name == "grace" and gradebook.students == []
+    other = LaunchedPerson(LaunchKey(KEY.issuer, KEY.deployment_id, "user-7"), email="grace@uni")
+    assert name_for_launch(gradebook, other, as_student=True).startswith("grace-"), "an instructor's name is taken"
+    assert name_for_launch(gradebook, LaunchedPerson(KEY, "Grace", "Hopper"), as_student=True) == "grace"
+    grace = gradebook.find_student("grace")
+    assert (grace.first_name, grace.last_name) == ("Grace", "Hopper")
