@@ -62,8 +62,7 @@ def read_registration(folder: Path) -> CourseRegistration:
         raise LmsError(str(exc)) from None
     platform = Platform(*(str(settings.require("lti", key))
                           for key in ("issuer", "client_id", "auth_login_url", "jwks_url")))
-    deployments = settings.get("lti", "deployment_ids") or (
-        [settings.get("lti", "deployment_id")] if settings.get("lti", "deployment_id") else [])
+    deployments = settings.get("lti", "deployment_ids")
     if not deployments or not all(isinstance(d, str) and d for d in deployments):
         raise LmsError(f"{settings.path}: [lti] deployment_ids must be a list of the platform's deployment ids "
                        "(strings) for this course")
