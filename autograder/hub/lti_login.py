@@ -101,7 +101,8 @@ REFUSED_PAGE = """<!DOCTYPE html>
 class CourseLtiCallbackHandler(LTI13CallbackHandler):
     """The library's launch handler, with the checks it lacks and a plain page for every refusal."""
 
-    assignment: str | None = None
+    assignment: str | None = None  # the one the launch opens, set by CourseLtiAuthenticator.authenticate
+    _claims: dict[str, Any] | None = None  # the id_token's, once verified
 
     async def post(self) -> None:
         authenticator: CourseLtiAuthenticator = self.authenticator
@@ -133,7 +134,7 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
         return super().get_next_url(user)
 
     def _refuse(self, refusal: Refusal) -> None:
-        claims, verified = getattr(self, "_claims", None), "verified"
+        claims, verified = self._claims, "verified"
         if claims is None:  # the token was refused: what it claims, for the log only, marked as unverified
             verified = "unverified"
             try:
@@ -205,7 +206,8 @@ class CourseLtiAuthenticator(LTI13Authenticator):
             raise Refusal(403, "your role in this course is neither Learner, Instructor nor Teaching Assistant, "
                                "so this hub has nothing for you")
         person = LaunchedPerson(LaunchKey(self.issuer, deployment, sub), text_claim(claims, "given_name"),
-                                text_claim(claims, "family_name"), text_claim(claims, "email"))
+                                text_claim(claims, "family_name"), text_claim(claims, "email"),
+                                text_claim(claims, "name"))
         try:
             name = self.person_name(course, person, as_student=role is Role.STUDENT)
         except LaunchRefused as exc:

@@ -52,11 +52,12 @@ class LaunchedPerson:
     given_name: str = ""
     family_name: str = ""
     email: str = ""
+    name: str = ""  # the full name, which some platforms send instead of the given and family names
 
     @property
     def hint(self) -> str:
         """The readable part of a new name: the e-mail's local part, else the name."""
-        return self.email or f"{self.given_name} {self.family_name}".strip()
+        return self.email or f"{self.given_name} {self.family_name}".strip() or self.name
 
 
 def _where_key(key: LaunchKey):
