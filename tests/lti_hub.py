@@ -32,6 +32,7 @@ class Hub:
     url: str  # the proxy's public URL: http://127.0.0.1:<port>
     process: subprocess.Popen
     log: Path
+    direct: str  # the hub's own server, behind the proxy: http://127.0.0.1:<hub port>
 
     @property
     def hub_url(self) -> str:
@@ -52,14 +53,14 @@ class Hub:
         return self.log.read_text(errors="replace")
 
 
-def hub_config(folder: Path, courses: list[Path], port: int) -> Path:
+def hub_config(folder: Path, courses: list[Path], port: int, hub_port: int) -> Path:
     config = folder / "jupyterhub_config.py"
     config.write_text(f"""
 c = get_config()  # noqa: F821
 c.JupyterHub.ip = "127.0.0.1"
 c.JupyterHub.port = {port}
 c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {free_port()}
+c.JupyterHub.hub_port = {hub_port}
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
 c.ConfigurableHTTPProxy.command = [{str(PROXY)!r}]
 c.JupyterHub.db_url = "sqlite:///{folder / 'jupyterhub.sqlite'}"
@@ -80,14 +81,15 @@ def start_hub(folder: Path, courses: list[Path], port: int) -> Hub:
     """The hub on 127.0.0.1:`port` (chosen by the caller, who registers its URLs with the platform first)."""
     assert PROXY.exists(), f"no {PROXY}: run `npm ci` in the repository (make test does)"
     folder.mkdir(parents=True, exist_ok=True)
-    config = hub_config(folder, courses, port)
+    hub_port = free_port()
+    config = hub_config(folder, courses, port, hub_port)
     log = folder / "jupyterhub.log"
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     with log.open("wb") as out:
         process = subprocess.Popen([str(Path(sys.executable).parent / "jupyterhub"), "-f", str(config)],
                                    cwd=folder, stdout=out, stderr=subprocess.STDOUT, env=env,
                                    start_new_session=True)
-    hub = Hub(f"http://127.0.0.1:{port}", process, log)
+    hub = Hub(f"http://127.0.0.1:{port}", process, log, f"http://127.0.0.1:{hub_port}")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:

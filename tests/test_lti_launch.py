@@ -218,6 +218,26 @@ def test_one_person_in_two_courses_of_the_hub_has_one_name_and_each_course_s_rol
         assert gradebook.students == [], "she teaches that course: no student row there"
 
 
+@pytest.mark.parametrize("scheme", ["https", "http"])
+def test_the_login_s_cookies_come_back_with_a_cross_site_launch_over_https(world, scheme):
+    """A hosted LMS posts the launch from another site: the hub's state and nonce cookies must be SameSite=None
+    (and so Secure) to come with it. Asked of the hub's own server as a TLS-terminating proxy would ask it."""
+    response = requests.get(f"{world.hub.direct}/hub/lti13/oauth_login", allow_redirects=False, timeout=30,
+                            headers={"X-Forwarded-Proto": scheme}, params={
+                                "iss": world.lms.issuer, "login_hint": "someone", "client_id": world.lms.client_id,
+                                "target_link_uri": world.hub.hub_url})
+    assert response.status_code == 302
+    cookies = [c for c in response.raw.headers.getlist("Set-Cookie") if c.startswith("lti13authenticator-")]
+    assert len(cookies) == 2
+    for cookie in cookies:
+        attributes = {a.strip().split("=")[0].lower(): a.strip() for a in cookie.split(";")[1:]}
+        assert "httponly" in attributes
+        if scheme == "https":
+            assert attributes.get("samesite") == "SameSite=None" and "secure" in attributes, cookie
+        else:  # plain HTTP: SameSite=None would need Secure; the loopback demo is one site anyway
+            assert "samesite" not in attributes and "secure" not in attributes, cookie
+
+
 # ---- launches refused ------------------------------------------------------------------------------------------
 
 

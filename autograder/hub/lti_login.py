@@ -3,6 +3,7 @@
 It extends jupyterhub-ltiauthenticator's `LTI13Authenticator`, which runs the OIDC flow (login initiation, state
 and nonce cookies, the id_token's signature from the platform's JWKS, issuer, audience, expiry, age and required
 claims), with what a course needs and the library leaves out:
+  - the state and nonce cookies reach the hub with the platform's cross-site form post (SameSite=None over HTTPS);
   - the registration comes from each course's `lms.toml` `[lti]` (course_registration.py);
   - a nonce and a state are used once: the library compares them with its cookies, so the same form posted again
     with the same cookies would log in again (a replayed launch); here each is remembered until its token would be
@@ -30,7 +31,7 @@ import jwt
 from jupyterhub.utils import url_path_join
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import ValidationError
-from ltiauthenticator.lti13.handlers import LTI13CallbackHandler
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from ltiauthenticator.lti13.validator import LTI13LaunchValidator
 from tornado.web import HTTPError
 from traitlets import List, Unicode, default
@@ -98,6 +99,21 @@ REFUSED_PAGE = """<!DOCTYPE html>
 """
 
 
+class CourseLtiLoginHandler(LTI13LoginInitHandler):
+    """The library's login initiation, with its state and nonce cookies sent back on the platform's cross-site
+    form post. The library sets them without a SameSite attribute, which browsers take as Lax: not sent with a
+    POST from another site, such as the launch from a hosted LMS (instructure.com) to the hub (uni.edu), which
+    the hub would then refuse as a login without its state. SameSite=None requires Secure, so it is set when
+    the hub is served over HTTPS; over plain HTTP (the loopback demo, where the LMS is the same site) the
+    library's cookies are left as they are."""
+
+    def _set_oauth_cookie(self, key: str, value: Any) -> None:
+        public_url = self.settings.get("public_url")
+        https = (public_url.scheme if public_url else self.request.protocol) == "https"
+        extra = {"samesite": "None", "secure": True} if https else {}
+        self._set_cookie(key, value, expires_days=1, httponly=True, encrypted=True, **extra)
+
+
 class CourseLtiCallbackHandler(LTI13CallbackHandler):
     """The library's launch handler, with the checks it lacks and a plain page for every refusal."""
 
@@ -155,6 +171,7 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
 class CourseLtiAuthenticator(LTI13Authenticator):
     """LTI 1.3 login into the courses named by `courses` (their folders, each with `lms.toml` `[lti]`)."""
 
+    login_handler = CourseLtiLoginHandler
     callback_handler = CourseLtiCallbackHandler
 
     courses = List(Unicode(), config=True,
