@@ -26,6 +26,7 @@ IDENTITY_TABLE = Table(
     Column("login_id", String(128)),
     Column("section", String(255)),
     Column("lti_user_id", String(255)),
+    Column("lms_status", String(16)),  # active or left, as the last NRPS sync found the student (roster_sync)
 )
 EXTRA_FIELDS = ("sis_user_id", "login_id", "section", "lti_user_id")
 

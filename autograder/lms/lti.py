@@ -209,7 +209,7 @@ def _course_lock(course: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _id_order(item: dict[str, t.Any]) -> tuple[int, str]:
+def id_order(item: dict[str, t.Any]) -> tuple[int, str]:
     """Line items by id, numbers in number order (`.../9` before `.../10`), so every run picks the same one."""
     ident = str(item.get("id", ""))
     return len(ident), ident
@@ -226,7 +226,7 @@ def find_or_create(ags: AssignmentsGradesService, connector: CachingServiceConne
 
     def tagged() -> list[dict[str, t.Any]]:
         return sorted((i for i in policy.with_retries(lambda: list(ags.get_lineitems()), classify)
-                       if isinstance(i, dict) and i.get("tag") == tag), key=_id_order)
+                       if isinstance(i, dict) and i.get("tag") == tag), key=id_order)
 
     items = tagged()
     if not items:
@@ -252,12 +252,13 @@ def _delete(connector: CachingServiceConnector, url: str) -> None:
         raise LtiServiceException("could not delete a duplicated line item", response)
 
 
-def services(settings: Settings, private_pem: str,
-             session: requests.Session | None = None) -> tuple[CachingServiceConnector, AssignmentsGradesService]:
-    """The token connector and AGS client of the course's platform, over a session pinned to its host."""
+def services(settings: Settings, private_pem: str, session: requests.Session | None = None,
+             lineitems_url: str | None = None) -> tuple[CachingServiceConnector, AssignmentsGradesService]:
+    """The token connector and AGS client of the course's platform, over a session pinned to its host;
+    `lineitems_url`: the course's line items (lms.toml's unless given, as a launch's AGS claim gives them)."""
     connector = CachingServiceConnector(registration(settings, private_pem), session or platform_session(settings))
     ags = AssignmentsGradesService(connector, {
-        "scope": SCOPES, "lineitems": settings.require("lti", "lineitems_url"),
+        "scope": SCOPES, "lineitems": lineitems_url or settings.require("lti", "lineitems_url"),
     })
     return connector, ags
 
