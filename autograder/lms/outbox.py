@@ -158,6 +158,24 @@ def _newest(sql: Sql, assignment: str) -> dict[str, tuple[float, float, str]]:
     return {student: (score, maximum, comment) for student, score, maximum, comment, _ in rows}
 
 
+def _serialise(sql: Sql) -> None:
+    """Hold the outbox for the rest of the caller's transaction, before reading the scores: a scan (`reconcile`)
+    and a grading run queuing at once would otherwise read each other half-way (the scan the score before a
+    grade, then the grade's row) and queue a stale score after a newer one, with the newer timestamp. In
+    SQLite the transaction takes the database's write lock first (the writer's already holds it); on a server
+    the table is locked against other writers of it (readers go on)."""
+    sqlite = getattr(sql, "sqlite", None)
+    if sqlite is None:  # nbgrader's session: it has written (flushed) already, so SQLite's lock is held
+        if sql.session.get_bind().dialect.name != "sqlite":
+            sql.write(f"LOCK TABLE {OUTBOX_TABLE} IN SHARE ROW EXCLUSIVE MODE", [{}])
+        return
+    if sqlite:
+        if not sql.connection.in_transaction:
+            sql.connection.execute("BEGIN IMMEDIATE")
+    else:
+        sql.write(f"LOCK TABLE {OUTBOX_TABLE} IN SHARE ROW EXCLUSIVE MODE", [{}])
+
+
 def record_changes(sql: Sql, pairs: Iterable[tuple[str, str]], origin: str) -> list[CountedScore]:
     """Queue, in the caller's transaction, the counted score of each (assignment, student) whose score, points
     possible or comment differ from the newest row queued for them; the rows they replace that were not sent
@@ -165,7 +183,9 @@ def record_changes(sql: Sql, pairs: Iterable[tuple[str, str]], origin: str) -> l
     by_assignment: dict[str, set[str]] = {}
     for assignment, student in pairs:
         by_assignment.setdefault(assignment, set()).add(student)
-    queued = []
+    queued: list[CountedScore] = []
+    if by_assignment:
+        _serialise(sql)
     for assignment, students in sorted(by_assignment.items()):
         queued += _queue(sql, assignment, counted_scores(sql, assignment, students), origin)
     return queued
@@ -174,6 +194,7 @@ def record_changes(sql: Sql, pairs: Iterable[tuple[str, str]], origin: str) -> l
 def reconcile(sql: Sql, assignment: str) -> list[CountedScore]:
     """Queue every score of `assignment` the outbox does not hold as it is now: a change made outside our
     commands (a manual grade in nbgrader's formgrader), or a gradebook graded before the outbox existed."""
+    _serialise(sql)
     queued = _queue(sql, assignment, counted_scores(sql, assignment), DETECTED)
     for change in queued:
         log.info("%s: %s's score changed in the gradebook outside a grading command (a formgrader manual grade?): "
@@ -256,11 +277,11 @@ def assignments_pending(sql: Sql) -> list[str]:
 
 
 def mark_sent(sql: Sql, row: OutboxRow) -> None:
-    """`row` is in the LMS (a failed row too, when a push sent it after all); anything older of its pair that
-    was still waiting is superseded."""
+    """`row` is in the LMS: sent, whatever its state says now (a newer change may have superseded it while it
+    was on its way; a push may send a failed one); anything older of its pair still waiting is superseded."""
     stamp = now_text()
     sql.write(f"UPDATE {OUTBOX_TABLE} SET state = '{SENT}', sent_at = :t, attempts = attempts + 1, last_error = NULL "
-              f"WHERE seq = :seq AND state IN ('{PENDING}', '{FAILED}')", [{"t": stamp, "seq": row.seq}])
+              f"WHERE seq = :seq", [{"t": stamp, "seq": row.seq}])
     sql.write(f"UPDATE {OUTBOX_TABLE} SET state = '{SUPERSEDED}' WHERE assignment = :a AND student_id = :s "
               f"AND seq < :seq AND state IN ('{PENDING}', '{FAILED}')",
               [{"a": row.assignment, "s": row.student, "seq": row.seq}])

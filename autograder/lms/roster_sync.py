@@ -68,10 +68,11 @@ def sync_roster(gradebook, members: list[Member], id_from: str = "user_id", sour
     chosen = validate(source, [(n + 1, _person(i, m)) for n, (i, m) in enumerate(zip(ids, learners, strict=True))])
     result.created, result.updated = save_people(gradebook, chosen)
     status = {i: (ACTIVE if m.status == "Active" else LEFT) for i, m in zip(ids, learners, strict=True)}
-    for person in people:  # synced before, gone from the membership now
-        if person.lti_user_id and person.id not in status and person.lti_user_id not in {m.user_id for m in members}:
-            status[person.id] = LEFT
     before = lms_statuses(gradebook)
+    listed = {m.user_id for m in members}
+    for person in people:  # found by an earlier sync, gone from the membership now
+        if person.id in before and person.id not in status and person.lti_user_id not in listed:
+            status[person.id] = LEFT
     session = gradebook.db
     try:
         for student, state in status.items():

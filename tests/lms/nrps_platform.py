@@ -69,6 +69,7 @@ class AdvantagePlatform(LoopbackPlatform):
         self.hosts: list[str] = []
         self.links: list[dict[str, t.Any]] = []  # content items the tool linked, in order
         self.sent_data: dict[str, str] = {}
+        self.refusals: list[tuple[int, t.Any]] = []  # every answer >= 400, with its body
 
     @property
     def memberships_url(self) -> str:
@@ -79,8 +80,10 @@ class AdvantagePlatform(LoopbackPlatform):
         return f"{self.base}/deep_link_return"
 
     def expire_tokens(self) -> None:
-        """Every access token handed out so far expires now (as after an hour-long run)."""
+        """Every access token handed out so far expires now (as after an hour-long run). lti1p3platform's
+        tokens hold whole seconds only: the next second is waited for, so the next token differs."""
         self.expired_tokens |= self.seen_tokens
+        time.sleep(1 - time.time() % 1)
 
     def deep_linking_request(self, user: str = "instructor-1") -> dict[str, t.Any]:
         """The claims of an LtiDeepLinkingRequest as the tool has them once the launch is validated: the
@@ -102,6 +105,12 @@ class AdvantagePlatform(LoopbackPlatform):
         return claims
 
     # ---- HTTP ---------------------------------------------------------------------------------------
+
+    def _send(self, handler, status: int, payload: t.Any, media_type: str | None = None,
+              headers: dict[str, str] | None = None) -> None:
+        if status >= 400:
+            self.refusals.append((status, payload))
+        super()._send(handler, status, payload, media_type, headers)
 
     def _route(self, handler, method: str, path: str, query: dict[str, str], raw: str) -> None:
         self.hosts.append(handler.headers.get("Host", ""))
