@@ -22,7 +22,8 @@ AUDIT_TABLES = ("autograder_grading_run", "autograder_grading_score")
 IDENTITY = "autograder_lms_identity"
 PREVIOUS_TABLES = (*AUDIT_TABLES, IDENTITY)  # what the release before migrations made
 DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "autograder_exception_event")  # 0002
-OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES)
+OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0003 (and the identity table's lms_status)
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.
@@ -145,7 +146,8 @@ def tables(url: str) -> set[str]:
 def rows(url: str) -> dict[str, list[tuple]]:
     return {"run": query(url, "SELECT * FROM autograder_grading_run"),
             "score": sorted(query(url, "SELECT * FROM autograder_grading_score"), key=lambda row: row[1]),
-            "identity": query(url, f"SELECT * FROM {IDENTITY}")}
+            # the columns the previous release made (0003 adds lms_status beside them, NULL for these rows)
+            "identity": query(url, f"SELECT student_id, sis_user_id, login_id, section, lti_user_id FROM {IDENTITY}")}
 
 
 def versions(url: str) -> tuple[list[tuple], list[tuple]]:
@@ -188,6 +190,10 @@ def test_a_new_gradebook_gets_our_tables_as_the_previous_release_made_them(grade
     write_previous_release(previous)
     assert set(schema(gradebook)) == set(OUR_TABLES)
     made = schema(gradebook)
+    # 0003 added the identity table's last column (lms_status): the rest is as the previous release made it.
+    columns, *rest = made[IDENTITY]
+    assert columns[-1] == ("lms_status", "VARCHAR(16)", True)
+    made[IDENTITY] = (columns[:-1], *rest)
     assert {table: made[table] for table in PREVIOUS_TABLES} == schema(previous)
     # The deadline tables (revision 0002): their keys and the audit trail's index by student.
     assert made["autograder_score_override"][1] == ["assignment", "student_id", "notebook", "cell"]

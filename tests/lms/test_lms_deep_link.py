@@ -12,7 +12,6 @@ from playwright.sync_api import sync_playwright
 from autograder.lms.deep_link import Linkable, linkable, picker_page, respond, response_form
 from autograder.lms.errors import LmsError
 from tests.axe import serious_violations
-from tests.lms.advantage_fixtures import advantage, keys  # noqa: F401 (fixtures)
 from tests.lms.conftest import HSA, RUE, Course
 from tests.lms.nrps_platform import AdvantagePlatform
 

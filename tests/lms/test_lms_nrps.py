@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from autograder.lms.identity import load_people
 from autograder.lms.roster_sync import lms_statuses
-from tests.lms.advantage_fixtures import advantage, keys  # noqa: F401 (fixtures)
 from tests.lms.conftest import Course, run_cli
 from tests.lms.nrps_platform import INSTRUCTOR, AdvantagePlatform, Garble, member
 
@@ -20,7 +19,8 @@ def test_500_members_over_several_pages(in_course: Course, advantage: AdvantageP
     advantage.members = [member(n) for n in range(1, 501)] + [member(900, roles=(INSTRUCTOR,))]
     advantage.page_size = 120
     assert run_cli("roster", "sync") == 0
-    assert "Synced 501 members of the LMS course: 500 new students, 0 updated, 1 not learners" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Synced 501 members of the LMS course: 500 new students, 0 updated, 1 not learners" in out
     assert advantage.requests.count(("GET", "/members")) == 5, "every page, once"
     people, status = roster(in_course)
     assert len([p for p in people if p.startswith("lti-")]) == 500 and "lti-0900" not in people

@@ -22,7 +22,6 @@ from autograder.grading.writer import GradebookWriter
 from autograder.lms.gradebook import read_gradesheet
 from autograder.lms.outbox import DETECTED, history, latest
 from autograder.lms.outbox_sender import LtiSender, follow, open_outbox
-from tests.lms.advantage_fixtures import advantage, keys  # noqa: F401 (fixtures)
 from tests.lms.conftest import DUE, HSA, HSA_CELLS, Course, TenPercentPerDay, run_cli
 from tests.lms.lti_platform import Fault
 from tests.lms.nrps_platform import AdvantagePlatform, Garble
