@@ -48,6 +48,10 @@ def test_a_student_who_left_is_flagged_and_keeps_their_grades(in_course: Course,
     assert run_cli("roster") == 0
     listing = capsys.readouterr().out
     assert "2 left the LMS course" in listing and any("bob" in line and "left" in line for line in listing.splitlines())
+    assert run_cli("report", "hidden_state_activation") == 0  # the class report flags them too
+    page = (in_course.root / "reports" / "hidden_state_activation.html").read_text()
+    assert 'data-metric="left-course">2 students no longer in the LMS course (grades kept): bob, dee<' in page
+    assert '<tr data-student="bob"><td>bob <span class="bad">left the LMS course</span></td>' in page
 
 
 def test_a_page_link_to_another_host_is_never_followed(in_course: Course, advantage: AdvantagePlatform,
