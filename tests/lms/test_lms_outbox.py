@@ -241,3 +241,45 @@ def test_push_and_the_outbox_never_disagree(in_course: Course, advantage: Advant
     assert [s["scoreGiven"] for s in advantage.scores(LINE, "lti-dee")] == [0, 12]
     assert run_cli("push", HSA, "--to", "lti") == 0  # nothing differs: nothing sent again
     assert len(advantage.scores(LINE, "lti-dee")) == 2
+
+
+def test_push_follow_survives_a_restart(in_course: Course, advantage: AdvantagePlatform) -> None:
+    """`autograder push --follow` as a course runs it: stopped (SIGTERM) while scores are graded, started again,
+    it sends what was queued meanwhile, and the score sent before is not sent again."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.lms.conftest import subprocess_env
+
+    def start() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "autograder.cli", "push", "--follow"], cwd=in_course.root,
+                                env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def arrived(student: str, score: float) -> bool:
+        deadline = time.monotonic() + 60  # a bound on waiting, not a timed assertion
+        while time.monotonic() < deadline:
+            if any(s["scoreGiven"] == score for s in advantage.scores(LINE, f"lti-{student}")):
+                return True
+            time.sleep(0.05)
+        return False
+
+    follower = start()
+    try:
+        book = writer(in_course)
+        try:
+            grade(book, "ada", 41)
+            assert arrived("ada", 41)
+            follower.send_signal(signal.SIGTERM)
+            assert follower.wait(30) == 0 and "stopped" in follower.stdout.read()
+            grade(book, "ada", 42)  # graded while no sender runs
+        finally:
+            book.close()
+        follower = start()
+        assert arrived("ada", 42)
+    finally:
+        follower.send_signal(signal.SIGTERM)
+        follower.wait(30)
+    given = [s["scoreGiven"] for s in advantage.scores(LINE, "lti-ada")]
+    # (ada's score before, 40.5, queued by the first scan, may be superseded by 41 before it is sent)
+    assert given in ([41, 42], [40.5, 41, 42]), "each once, in order"
