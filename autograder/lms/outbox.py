@@ -167,7 +167,9 @@ def _serialise(sql: Sql) -> None:
     sqlite = getattr(sql, "sqlite", None)
     if sqlite is None:  # nbgrader's session: it has written (flushed) already, so SQLite's lock is held
         if sql.session.get_bind().dialect.name != "sqlite":
-            sql.write(f"LOCK TABLE {OUTBOX_TABLE} IN SHARE ROW EXCLUSIVE MODE", [{}])
+            from sqlalchemy import text
+
+            sql.session.execute(text(f"LOCK TABLE {OUTBOX_TABLE} IN SHARE ROW EXCLUSIVE MODE"))
         return
     if sqlite:
         if not sql.connection.in_transaction:
