@@ -91,6 +91,18 @@ def test_every_path_that_changes_a_score_queues_it_with_the_grade(in_course: Cou
     assert newest["bob"].origin == DETECTED, "graded before the outbox existed: queued when first scanned"
 
 
+def test_a_regrade_queues_what_it_changed_and_names_itself(in_course: Course) -> None:
+    from autograder.regrade.audit import AuditTrail
+
+    book = writer(in_course)
+    try:
+        book.audit = AuditTrail("regrade", {HSA: "f" * 64}, "--no-decrease")  # as `autograder regrade` sets it
+        grade(book, "dee", 12)
+    finally:
+        book.close()
+    assert [(r.student, r.score, r.origin) for r in rows(in_course)] == [("dee", 12, "regrade")]
+
+
 def test_the_outbox_counts_what_push_and_export_count(in_course: Course) -> None:
     with open_outbox(in_course.root) as db:
         from autograder.lms.outbox import counted_scores
