@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs bench-lms lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -87,6 +87,11 @@ bench-compare: install
 # `autograder watch`, hostile students beside them (README, "How it grades, and what it guarantees").
 bench-watch: install
 	$(BIN)/python -m autograder.watch.deadline_bench
+
+# Issue 30: from a graded submission to its score in an LTI platform's gradebook (push --follow), p50/p95 at 20
+# students, the platform up and then down for a minute (DOWN=seconds to change it).
+bench-lms: install
+	$(BIN)/python -m tests.lms.outbox_bench $(if $(DOWN),--down $(DOWN),)
 
 # The same class graded by the local pool and by a Dask LocalCluster, on SQLite and on PostgreSQL (N=2000 unless
 # given on the command line: `make bench-cluster N=200`).

@@ -22,7 +22,8 @@ AUDIT_TABLES = ("autograder_grading_run", "autograder_grading_score")
 IDENTITY = "autograder_lms_identity"
 PREVIOUS_TABLES = (*AUDIT_TABLES, IDENTITY)  # what the release before migrations made
 DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "autograder_exception_event")  # 0002
-OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES)
+OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0004 (and the identity table's lms_status)
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.
@@ -145,7 +146,7 @@ def tables(url: str) -> set[str]:
 def rows(url: str) -> dict[str, list[tuple]]:
     return {"run": query(url, "SELECT * FROM autograder_grading_run"),
             "score": sorted(query(url, "SELECT * FROM autograder_grading_score"), key=lambda row: row[1]),
-            # the columns the previous release made (0003 adds the launch's issuer and deployment)
+            # the columns the previous release made (0003 adds the launch's issuer and deployment, 0004 lms_status)
             "identity": query(url, f"SELECT student_id, sis_user_id, login_id, section, lti_user_id FROM {IDENTITY}")}
 
 
@@ -191,10 +192,12 @@ def test_a_new_gradebook_gets_our_tables_as_the_previous_release_made_them(grade
     assert set(schema(gradebook)) == set(OUR_TABLES)
     made, before = schema(gradebook), schema(previous)
     assert {table: made[table] for table in AUDIT_TABLES} == {table: before[table] for table in AUDIT_TABLES}
-    # The identity table as that release made it, plus the launch's key (revision 0003), unique.
+    # The identity table as that release made it, plus the launch's key (revision 0003), unique, and whether the
+    # student is still in the LMS course (0004).
     columns, key, foreign, indexes = made[IDENTITY]
     assert (columns[:5], key, foreign) == before[IDENTITY][:3]
-    assert [c[0] for c in columns[5:]] == ["lti_issuer", "lti_deployment_id"] and all(c[2] for c in columns[5:])
+    assert [c[0] for c in columns[5:]] == ["lti_issuer", "lti_deployment_id", "lms_status"]
+    assert all(c[2] for c in columns[5:])  # nullable: the rows that release wrote have none
     assert indexes == [("autograder_lms_identity_launch", ["lti_issuer", "lti_deployment_id", "lti_user_id"])]
     # The deadline tables (revision 0002): their keys and the audit trail's index by student.
     assert made["autograder_score_override"][1] == ["assignment", "student_id", "notebook", "cell"]

@@ -1,4 +1,6 @@
-"""`autograder roster import FILE [--format canvas|plain]`: students and their LMS identities."""
+"""`autograder roster`: the students and their LMS identities, with who left the LMS course.
+`autograder roster import FILE [--format canvas|plain]`: students and their LMS identities from a file.
+`autograder roster sync`: the LMS course's members by LTI Names and Role Provisioning Services."""
 
 from __future__ import annotations
 
@@ -9,14 +11,18 @@ from autograder.cli import add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("roster", help="import students with their LMS identities")
-    actions = parser.add_subparsers(dest="action", required=True)
+    parser = subparsers.add_parser("roster", help="the students and their LMS identities: list, import, sync")
+    parser.set_defaults(run=run_list)
+    actions = parser.add_subparsers(dest="action")
     importer = add_command(actions, "import", run, "create or update students in the gradebook from a roster file",
                            "Read a roster and store each student's LMS user id, SIS id, login, email and section in "
                            "the nbgrader gradebook. plain: id,first_name,last_name,email,lms_user_id "
                            "[,sis_user_id,login_id,section,lti_user_id]. canvas: Canvas's gradebook export.")
     importer.add_argument("file", type=Path, metavar="FILE")
     importer.add_argument("--format", choices=("canvas", "plain"), default="plain")
+    add_command(actions, "sync", run_sync, "the LMS course's members into the roster (LTI NRPS)",
+                "Read the LMS course's members (lms.toml's [lti] memberships_url) and save the learners; students "
+                "who left the course are flagged, never removed.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,4 +44,64 @@ def run(args: argparse.Namespace) -> int:
                   f"{result.updated} updated"))
     if result.not_in_roster:
         print(visible(f"In the gradebook but not in {args.file} (kept): {', '.join(result.not_in_roster)}"))
+    return 0
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    from autograder.cli import UserError
+    from autograder.lms import lti
+    from autograder.lms.errors import LmsError
+    from autograder.lms.gradebook import find_course, open_gradebook
+    from autograder.lms.lms_settings import load
+    from autograder.lms.nrps import fetch_members
+    from autograder.lms.retry import policy_from_settings
+    from autograder.lms.roster_sync import ID_SOURCES, sync_roster
+    from autograder.terminal import visible
+
+    try:
+        course = find_course(Path.cwd())
+        settings = load(course, required=True)
+        id_from = settings.choice("roster", "nrps_id_from", "user_id", ID_SOURCES)
+        key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
+        members = fetch_members(settings, key, policy_from_settings(settings))
+        with open_gradebook(course, must_exist=False) as gradebook:
+            result = sync_roster(gradebook, members, id_from)
+    except LmsError as exc:
+        raise UserError(visible(exc)) from None
+    print(f"Synced {len(members)} members of the LMS course: {result.created} new students, {result.updated} "
+          f"updated, {result.not_learners} not learners (not graded)")
+    if result.left:
+        print(visible(f"Left the LMS course (flagged, grades kept): {', '.join(result.left)}"))
+    if result.returned:
+        print(visible(f"Back in the LMS course: {', '.join(result.returned)}"))
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from autograder.cli import UserError
+    from autograder.lms.errors import LmsError
+    from autograder.lms.gradebook import find_course, open_gradebook
+    from autograder.lms.identity import load_people
+    from autograder.lms.roster_sync import LEFT, lms_statuses
+    from autograder.terminal import cell, make_console, visible
+
+    try:
+        with open_gradebook(find_course(Path.cwd())) as gradebook:
+            people, status = load_people(gradebook), lms_statuses(gradebook)
+    except LmsError as exc:
+        raise UserError(visible(exc)) from None
+    left = sum(state == LEFT for state in status.values())
+    table = Table(title=f"{len(people)} students; {left} left the LMS course (grades kept)", box=box.SIMPLE,
+                  title_justify="left", show_edge=False, pad_edge=False)
+    for name in ("student", "name", "email", "LMS user", "LTI user", "in the LMS course"):
+        table.add_column(name)
+    for person in people:
+        state = status.get(person.id, "")
+        table.add_row(cell(person.id), cell(person.sortable_name), cell(person.email), cell(person.lms_user_id),
+                      cell(person.lti_user_id), Text(state or "—", style="red bold" if state == LEFT else ""))
+    make_console().print(table)
     return 0

@@ -61,6 +61,9 @@ class Exceptions:
             raise DeadlineError(str(exc)) from None
         self.gradebook, self.rules, self.config = gradebook, rules, config
         self.user = user if user is not None else os_user()
+        # Issue 30: the (assignment, student) pairs changed since the last commit, with what changed them; their
+        # counted scores are queued for the LMS (`lms.outbox`) in the commit's transaction, when they changed.
+        self._touched: dict[tuple[str, str], str] = {}
 
     # Extensions -------------------------------------------------------------------------------------
     def extend(self, assignment: str, students: list[str], reason: str, until: datetime | None = None,
@@ -277,6 +280,9 @@ class Exceptions:
                user: str | None = None) -> None:
         from autograder.regrade.audit import now
 
+        if assignment is not None:
+            self._touched[(assignment, student)] = kind
+
         self._sql(f"INSERT INTO {EVENT_TABLE} (id, at, os_user, kind, assignment, student_id, detail, reason) "
                   "VALUES (:id, :at, :user, :kind, :a, :s, :detail, :reason)", id=uuid.uuid4().hex, at=now(),
                   user=(user or self.user)[:128], kind=kind, a=assignment, s=student, detail=detail[:1024],
@@ -288,7 +294,13 @@ class Exceptions:
         return self.gradebook.db.execute(text(sql), params)
 
     def _commit(self) -> None:
+        from autograder.lms.outbox import SessionSql, record_changes
+
+        touched, self._touched = self._touched, {}
         try:
+            self.gradebook.db.flush()
+            for kind in sorted(set(touched.values())):
+                record_changes(SessionSql(self.gradebook.db), [p for p, k in touched.items() if k == kind], kind)
             self.gradebook.db.commit()
         except Exception:
             self.gradebook.db.rollback()

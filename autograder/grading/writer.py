@@ -58,6 +58,9 @@ class GradebookWriter:
         # Issue 18: a `regrade.audit.AuditTrail`, set by the command that grades, records each run and each
         # student's score before and after, in the same transactions as the grades.
         self.audit: Any = None
+        # Issue 30: the (assignment, student) pairs staged since the last commit; their counted scores are
+        # queued for the LMS (`lms.outbox`) in the commit's transaction, when they changed.
+        self._touched: list[tuple[str, str]] = []
 
     def close(self) -> None:
         self.db.close()
@@ -117,6 +120,7 @@ class GradebookWriter:
         self._rows.clear()
         self._students = self._submissions = None  # they may name rows that were just rolled back
         self._writing = False
+        self._touched.clear()
         if self.audit is not None:  # the audit rows of the rolled-back students go with them
             self.audit.discard()
         # A server that went away rolled back already; its error, not this one, is what the user reads.
@@ -134,6 +138,11 @@ class GradebookWriter:
         self._flush()
         if self.audit is not None:  # the batch's audit rows, in its transaction
             self.audit.write(self.db)
+        if self._touched:  # the LMS outbox's rows, in the same transaction: sent when committed, never lost
+            from autograder.lms.outbox import record_changes
+
+            record_changes(self.db, self._touched, self.audit.kind if self.audit is not None else "grade")
+            self._touched = []
         self.db.connection.commit()
         self._writing = False
 
@@ -181,6 +190,7 @@ class GradebookWriter:
     def _record(self, result: Any, timestamp: str | None, cells: dict[str, list[Any]]) -> None:
         assignment = self._structure(result.assignment)
         students, submissions = self._existing(assignment)
+        self._touched.append((result.assignment, result.student))
         if result.student not in students:
             # A student no roster import named: the formgrader shows "last, first" (and "None, None" for
             # none), so the id stands as the last name until `autograder roster import` gives the real ones.

@@ -18,6 +18,7 @@ from autograder.deadlines.exception_store import awaiting_work
 
 from .errors import LmsError
 from .identity import Person, load_people
+from .points import exercise_text, fmt  # noqa: F401 (fmt: the name the exports import)
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,9 @@ class StudentGrade:
 
     def summary(self) -> str:
         """A short per-exercise comment for the LMS: `concat_weights 6/6, sigmoid 3.5/7; late -4; 40/46`."""
-        parts = [f"{e.label} {fmt(e.score or 0.0)}/{fmt(e.max_score)}" for e in self.exercises]
-        text = ", ".join(parts)
-        if self.late_penalty:
-            text += f"; late penalty -{fmt(self.late_penalty)}"
         score = self.score
-        return f"{text}; total {fmt(score if score is not None else 0.0)}/{fmt(self.max_score)}"
+        return exercise_text(((e.label, e.score or 0.0, e.max_score) for e in self.exercises), self.late_penalty,
+                             score if score is not None else 0.0, self.max_score)
 
 
 @dataclass(frozen=True)
@@ -91,12 +89,6 @@ class Gradesheet:
         if students is None:
             return self
         return Gradesheet(self.assignments, tuple(p for p in self.people if p.id in students), self.grades)
-
-
-def fmt(value: float) -> str:
-    """Points as an LMS shows them: `6`, `4.5`, `3.33` (two decimals at most, no trailing zeros)."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def find_course(start: Path) -> Path:

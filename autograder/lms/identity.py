@@ -29,6 +29,7 @@ IDENTITY_TABLE = Table(
     # Set on a student's first LTI launch (lms/launch_identity.py): with lti_user_id, the launch's unique key.
     Column("lti_issuer", String(255)),
     Column("lti_deployment_id", String(255)),
+    Column("lms_status", String(16)),  # active or left, as the last NRPS sync found the student (roster_sync)
 )
 EXTRA_FIELDS = ("sis_user_id", "login_id", "section", "lti_user_id")
 

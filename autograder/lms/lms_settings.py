@@ -21,7 +21,7 @@ IDENTITY_CHOICES = ("student_id", "email", "lms_user_id", "sis_user_id", "login_
 
 # section -> key -> expected type; a `dict` value is a table of assignment -> value.
 SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "roster": {"canvas_id_from": str},
+    "roster": {"canvas_id_from": str, "nrps_id_from": str},
     "canvas": {"url": str, "course_id": (int, str), "token_env": str, "token_file": str,
                "batch_size": int, "assignments": dict},
     "moodle": {"identifier": str, "items": dict},
@@ -30,10 +30,11 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     # auth_login_url, jwks_url, deployment_ids, context_id, resource_links: what a JupyterHub's LTI 1.3 login
     # checks a launch against (autograder/hub/course_registration.py).
     "lti": {"issuer": str, "client_id": str, "deployment_id": str, "token_url": str, "audience": str,
-            "lineitems_url": str, "private_key_env": str, "private_key_file": str, "user_id": str,
-            "assignments": dict, "auth_login_url": str, "jwks_url": str, "deployment_ids": list,
+            "lineitems_url": str, "memberships_url": str, "private_key_env": str, "private_key_file": str,
+            "user_id": str, "assignments": dict, "auth_login_url": str, "jwks_url": str, "deployment_ids": list,
             "context_id": str, "resource_links": dict},
-    "push": {"retries": int, "backoff_seconds": (int, float)},
+    "push": {"retries": int, "backoff_seconds": (int, float), "poll_seconds": (int, float),
+             "scan_seconds": (int, float)},
 }
 SECRET_WORDS = ("token", "secret", "password", "private_key", "api_key")
 SECRET_POINTERS = ("token_env", "token_file", "private_key_env", "private_key_file")

@@ -22,6 +22,7 @@ import typing as t
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -61,6 +62,42 @@ class CachingServiceConnector(ServiceConnector):
     def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float) -> None:
         # Renew a minute early so a token never expires between two requests of one push.
         self._tokens[scope_key] = (access_token, time.monotonic() + max(0.0, float(expires_in or 0) - 60))
+
+
+class ForeignHost(requests.RequestException):
+    """A URL the platform gave (a line item's id, a page link) points at another host: never followed."""
+
+
+def origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+class PlatformSession(requests.Session):
+    """A session that talks only to the registered platform: every request (redirects included, which
+    `requests` sends through `send` too) must go to the origin of a URL in lms.toml. The platform's answers
+    are untrusted: a line item id or a paging link naming another host would send our token there."""
+
+    def __init__(self, urls: t.Iterable[str]) -> None:
+        super().__init__()
+        self.headers["User-Agent"] = "autograder-lti"
+        self.allowed = {origin(u) for u in urls if u}
+
+    def send(self, request: requests.PreparedRequest, **kwargs: t.Any) -> requests.Response:
+        if origin(request.url or "") not in self.allowed:
+            where = shown_origin(request.url or "")
+            raise ForeignHost(f"refused to follow {where}: not the registered platform's host")
+        return super().send(request, **kwargs)
+
+
+def shown_origin(url: str) -> str:
+    scheme, host = origin(url)
+    return f"{scheme}://{host}"[:120]
+
+
+def platform_session(settings: Settings) -> PlatformSession:
+    return PlatformSession([settings.require("lti", "token_url"), settings.require("lti", "lineitems_url"),
+                            settings.get("lti", "memberships_url") or ""])
 
 
 def user_field(settings: Settings) -> str:
@@ -115,6 +152,10 @@ def jwks(private_pem: str) -> dict[str, t.Any]:
 
 
 def classify(exc: BaseException) -> tuple[bool, float | None]:
+    if isinstance(exc, ForeignHost):
+        return False, None
+    if isinstance(exc, requests.JSONDecodeError):  # a garbled answer: the next may be whole
+        return True, None
     if isinstance(exc, LtiServiceException):
         status = exc.response.status_code
         return status in RETRY_STATUSES, retry_after_seconds(exc.response.headers.get("Retry-After"))
@@ -124,8 +165,12 @@ def classify(exc: BaseException) -> tuple[bool, float | None]:
 
 
 def describe(exc: BaseException) -> str:
+    if isinstance(exc, ForeignHost):
+        return str(exc)
+    if isinstance(exc, requests.JSONDecodeError):
+        return "the platform's answer is not JSON"
     if isinstance(exc, LtiServiceException):
-        return f"HTTP {exc.response.status_code} from {exc.response.request.method} {exc.response.url}"
+        return f"HTTP {exc.response.status_code} from {exc.response.request.method} {exc.response.url}"[:300]
     if isinstance(exc, requests.RequestException):
         return f"{type(exc).__name__} (platform unreachable)"
     return " ".join(str(exc).split())[:160] or type(exc).__name__
@@ -164,7 +209,7 @@ def _course_lock(course: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _id_order(item: dict[str, t.Any]) -> tuple[int, str]:
+def id_order(item: dict[str, t.Any]) -> tuple[int, str]:
     """Line items by id, numbers in number order (`.../9` before `.../10`), so every run picks the same one."""
     ident = str(item.get("id", ""))
     return len(ident), ident
@@ -181,7 +226,7 @@ def find_or_create(ags: AssignmentsGradesService, connector: CachingServiceConne
 
     def tagged() -> list[dict[str, t.Any]]:
         return sorted((i for i in policy.with_retries(lambda: list(ags.get_lineitems()), classify)
-                       if isinstance(i, dict) and i.get("tag") == tag), key=_id_order)
+                       if isinstance(i, dict) and i.get("tag") == tag), key=id_order)
 
     items = tagged()
     if not items:
@@ -189,6 +234,10 @@ def find_or_create(ags: AssignmentsGradesService, connector: CachingServiceConne
         items = tagged()
         if not items:
             raise LmsError(f"the platform created no line item tagged {tag!r}")
+    foreign = [i for i in items if origin(str(i.get("id", ""))) != origin(ags._service_data["lineitems"])]
+    if foreign:
+        where = shown_origin(str(foreign[0].get("id")))
+        raise ForeignHost(f"the platform listed a line item on another host ({where}); refused")
     keep, duplicates = items[0], items[1:]
     for item in duplicates:
         if not policy.with_retries(lambda i=item: list(ags.get_grades(LineItem(i))), classify):
@@ -203,24 +252,43 @@ def _delete(connector: CachingServiceConnector, url: str) -> None:
         raise LtiServiceException("could not delete a duplicated line item", response)
 
 
+def services(settings: Settings, private_pem: str, session: requests.Session | None = None,
+             lineitems_url: str | None = None) -> tuple[CachingServiceConnector, AssignmentsGradesService]:
+    """The token connector and AGS client of the course's platform, over a session pinned to its host;
+    `lineitems_url`: the course's line items (lms.toml's unless given, as a launch's AGS claim gives them)."""
+    connector = CachingServiceConnector(registration(settings, private_pem), session or platform_session(settings))
+    ags = AssignmentsGradesService(connector, {
+        "scope": SCOPES, "lineitems": lineitems_url or settings.require("lti", "lineitems_url"),
+    })
+    return connector, ags
+
+
+def wanted_lineitem(settings: Settings, assignment: str, max_score: float) -> LineItem:
+    """The line item an assignment's grades go to, as created when the platform has none: tagged with the
+    assignment's name (or lms.toml's tag), its resourceId the name."""
+    target = _target(settings, assignment)
+    return (LineItem().set_tag(target.get("tag", assignment)).set_label(target.get("label", assignment))
+            .set_resource_id(assignment).set_score_maximum(max_score))
+
+
+def lineitem_for(settings: Settings, assignment: str, max_score: float, ags: AssignmentsGradesService,
+                 connector: CachingServiceConnector, policy: RetryPolicy) -> LineItem:
+    """The assignment's line item: the URL in lms.toml, else the one tagged with its name (made once, see
+    `find_or_create`). The one lookup every sender uses: `push`, the outbox's sender and deep linking."""
+    target = _target(settings, assignment)
+    if "lineitem" in target:
+        return policy.with_retries(lambda: ags.get_lineitem(target["lineitem"]), classify)
+    with _course_lock(settings.course):
+        return find_or_create(ags, connector, wanted_lineitem(settings, assignment, max_score), policy)
+
+
 def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: RetryPolicy,
          session: requests.Session | None = None) -> PushReport:
     report = PushReport()
-    target = _target(settings, push_plan.assignment)
-    connector = CachingServiceConnector(registration(settings, private_pem), session)
-    ags = AssignmentsGradesService(connector, {
-        "scope": SCOPES, "lineitems": settings.require("lti", "lineitems_url"),
-    })
+    connector, ags = services(settings, private_pem, session)
     try:
-        if "lineitem" in target:
-            lineitem = policy.with_retries(lambda: ags.get_lineitem(target["lineitem"]), classify)
-        else:
-            wanted = (LineItem().set_tag(target.get("tag", push_plan.assignment))
-                      .set_label(target.get("label", push_plan.assignment))
-                      .set_resource_id(push_plan.assignment)
-                      .set_score_maximum(push_plan.items[0].max_score if push_plan.items else 1))
-            with _course_lock(settings.course):
-                lineitem = find_or_create(ags, connector, wanted, policy)
+        lineitem = lineitem_for(settings, push_plan.assignment,
+                                push_plan.items[0].max_score if push_plan.items else 1, ags, connector, policy)
         results = policy.with_retries(lambda: list(ags.get_grades(lineitem)), classify)
     except (LtiException, requests.RequestException, LmsError, OSError) as exc:
         report.stopped = f"could not reach the line item ({describe(exc)})"

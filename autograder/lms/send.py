@@ -1,14 +1,23 @@
-"""`autograder push`: plan the grades, then print them (--dry-run) or send them to Canvas or LTI."""
+"""`autograder push`: plan the grades, then print them (--dry-run) or send them to Canvas or LTI.
+
+A push goes through the outbox (`outbox`) as the sender of `push --follow` does: the gradebook's scores are
+queued first where the outbox does not hold them yet, the LTI comment is the outbox's (naming the attempt),
+and what the LMS took (or already had) is recorded as sent, what it refused as failed, so `push --status`
+and `push --follow` agree with it; the LTI line item is found by the same lookup (`lti.lineitem_for`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from .gradebook import open_gradebook, read_gradesheet
 from .lms_settings import Settings, load
-from .push_plan import PushPlan, dry_run_text, plan, report_text
+from .outbox import FAILED, PENDING, counted_scores, latest, mark_failed, mark_sent, reconcile
+from .outbox_sender import open_outbox
+from .push_plan import PushPlan, PushReport, dry_run_text, plan, report_text
 from .retry import policy_from_settings
 
 
@@ -24,12 +33,39 @@ def prepare(course: Path, assignment: str, to: str, skip_missing: bool) -> tuple
     where = target.destination(settings, assignment)
     with open_gradebook(course) as gradebook:
         sheet = read_gradesheet(gradebook, [assignment])
-    return settings, plan(sheet, assignment, user_field, lms, skip_missing), where
+    push_plan = plan(sheet, assignment, user_field, lms, skip_missing)
+    if to == "lti":  # the comment the outbox's sender sends: a push and `push --follow` never disagree
+        with open_outbox(course) as db:
+            scores = counted_scores(db, assignment)
+        push_plan.items = [dataclasses.replace(i, comment=scores[i.student_id].comment)
+                           if i.student_id in scores else i for i in push_plan.items]
+    return settings, push_plan, where
+
+
+def settle(course: Path, push_plan: PushPlan, report: PushReport) -> None:
+    """Record in the outbox what the push left in the LMS: each student's newest row sent when the LMS holds
+    its score now (sent, or already there), failed when the LMS refused it."""
+    scores = {i.student_id: i.score for i in push_plan.items}
+    with open_outbox(course) as db:
+        rows = latest(db, push_plan.assignment)
+        for student in report.sent + report.unchanged:
+            row = rows.get(student)
+            if row is not None and row.state in (PENDING, FAILED) and abs(row.score - scores[student]) < 1e-9:
+                mark_sent(db, row)
+        for student, reason in report.failed.items():
+            row = rows.get(student)
+            if row is not None and row.state == PENDING:
+                mark_failed(db, row, reason)
+        db.connection.commit()
 
 
 def run(course: Path, assignment: str, to: str, dry_run: bool = False, skip_missing: bool = False,
         out: Callable[[str], None] = print, sleep: Callable[[float], None] = time.sleep) -> bool:
     """Print the dry run, or push and print the report; True when every grade is in the LMS."""
+    if not dry_run:
+        with open_outbox(course) as db:  # the gradebook's scores, queued where the outbox lacks them
+            reconcile(db, assignment)
+            db.connection.commit()
     settings, push_plan, where = prepare(course, assignment, to, skip_missing)
     if dry_run:
         out(dry_run_text(push_plan, where))
@@ -45,5 +81,6 @@ def run(course: Path, assignment: str, to: str, dry_run: bool = False, skip_miss
 
         key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
         report = lti.push(settings, push_plan, key, policy)
+    settle(course, push_plan, report)
     out(report_text(push_plan, report, where))
     return report.ok

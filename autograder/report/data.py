@@ -128,6 +128,7 @@ class ClassData:
     attempts: int = 0  # graded attempts the watcher's ledger holds (earlier ones included)
     attempted: list[str] = field(default_factory=list)  # the students those attempts are of
     waiting: list[Waiting] = field(default_factory=list)
+    left_course: list[str] = field(default_factory=list)  # flagged by `roster sync`: no longer in the LMS course
 
     @property
     def mixed_versions(self) -> bool:
@@ -343,6 +344,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
+        left = _left_course(gradebook)
         record = gradebook.db.query(Course).first()
         course_id = record.id if record else ""
     if not submissions:
@@ -374,7 +376,23 @@ def collect(course: Path, assignment: str) -> ClassData:
         attempts=len(graded),
         attempted=sorted({r.student for r in graded}),
         waiting=waiting,
+        left_course=left,
     )
+
+
+def _left_course(gradebook: Gradebook) -> list[str]:
+    """The students the last `roster sync` found gone from the LMS course (none before a gradebook has the
+    column: reading a report never changes the gradebook's tables)."""
+    from sqlalchemy import inspect
+
+    from autograder.lms.identity import IDENTITY_TABLE
+    from autograder.lms.roster_sync import LEFT, lms_statuses
+
+    seen = inspect(gradebook.engine)
+    if not seen.has_table(IDENTITY_TABLE.name) or "lms_status" not in {
+            c["name"] for c in seen.get_columns(IDENTITY_TABLE.name)}:
+        return []
+    return sorted(student for student, state in lms_statuses(gradebook).items() if state == LEFT)
 
 
 def _grader_versions(gradebook: Gradebook, assignment: str) -> dict[str, str]:

@@ -381,6 +381,15 @@ def _deadline_section(data: ClassData) -> str:
     )
 
 
+def _left_section(data: ClassData) -> str:
+    """Students who left the LMS course (`autograder roster sync`): their grades stay, flagged."""
+    if not data.left_course:
+        return ""
+    return ("<h2>Left the LMS course</h2>"
+            + _metric("left-course", f"{count(len(data.left_course), 'student')} no longer in the LMS course "
+                      f"(grades kept): {', '.join(data.left_course)}", "p", "bad"))
+
+
 def _student_section(data: ClassData) -> str:
     # Long exercise names break at their underscores, so the table fits the page as far as it can; wider, it
     # scrolls in its own box (which a keyboard can focus and scroll), not the page.
@@ -391,8 +400,9 @@ def _student_section(data: ClassData) -> str:
         hints = ", ".join(data.hints_of(submission.student)) if known else "unavailable"
         version = data.versions.get(submission.student, "")[:12] or "—"
         cells = "".join(f'<td class="num">{points(submission.scores.get(e.label))}</td>' for e in data.exercises)
+        left = ' <span class="bad">left the LMS course</span>' if submission.student in data.left_course else ""
         rows.append(
-            f'<tr data-student="{escape(submission.student)}"><td>{escape(submission.student)}</td>{cells}'
+            f'<tr data-student="{escape(submission.student)}"><td>{escape(submission.student)}{left}</td>{cells}'
             + _metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td>"
             + f"<td><code>{escape(version)}</code></td></tr>"
         )
@@ -440,6 +450,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _waiting_section(data)
         + _version_section(data)
         + _deadline_section(data)
+        + _left_section(data)
         + _student_section(data)
         + "</main></body></html>\n"
     )

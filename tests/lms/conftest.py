@@ -217,3 +217,7 @@ def on_database(request: pytest.FixtureRequest, course: Course, database: str) -
     (course.root / "gradebook.db").unlink()
     point_course_at(course.root, url)
     return Course(course.root, url)
+
+
+# The LTI Advantage tests' platform fixture (outbox, NRPS, deep linking), at the end: it imports this module's names.
+from tests.lms.advantage_fixtures import advantage, keys  # noqa: E402, F401

@@ -24,7 +24,9 @@ TERMINAL_SHOWN = "mal\\x1b[2J\\rALL SENT\\u202e[red]x<script>alert(1)</script>"
 # What a push comment is made of: exercise labels (grade cells of the instructor's source notebook) with
 # points, the late penalty and the total; nothing a student or a roster wrote.
 PART = r"[a-z0-9_]+ [\d.]+/[\d.]+"
-COMMENT = re.compile(rf"{PART}(, {PART})*(; late penalty -[\d.]+)?; total [\d.]+/[\d.]+")
+# The LTI comment (the outbox's, lms/outbox.py) names the attempt by its time first.
+ATTEMPT = r"attempt (\d{4}-\d\d-\d\d \d\d:\d\d UTC|without a time): "
+COMMENT = re.compile(rf"({ATTEMPT})?{PART}(, {PART})*(; late penalty -[\d.]+)?; total [\d.]+/[\d.]+")
 TRIGGERS = ["=", "+", "-", "@", "\t", "\r"]  # OWASP's list; a cell starting with one is a formula
 
 

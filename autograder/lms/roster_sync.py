@@ -1,0 +1,95 @@
+"""`autograder roster sync`: the LMS course's members (NRPS) into the roster that `roster import` fills.
+
+Learners become students (instructors and assistants are not graded); a member the course already knows
+(by LTI user id) keeps their nbgrader id, a new one gets the id lms.toml's `[roster] nrps_id_from` names
+(the LTI user id by default; or the email, or `lis_person_sourcedid`, the SIS id). Names, email and the LTI
+user id are saved with the function `roster import` uses (`identity.save_people`). A student who left the
+LMS course (status Inactive or Deleted, or missing from the membership after a sync found them) is flagged
+`left` in `lms_status`, never removed: their grades stay, and `autograder roster` and the class report show
+the flag. A student who comes back is `active` again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from .errors import LmsError
+from .identity import IDENTITY_TABLE, Person, load_people, save_people
+from .nrps import Member
+from .roster_import import validate
+
+ACTIVE, LEFT = "active", "left"
+ID_SOURCES = ("user_id", "email", "lis_person_sourcedid")
+# nbgrader ids name folders (submitted/<id>/...) and JupyterHub users: a member's id must be a plain name.
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
+
+
+@dataclass
+class SyncResult:
+    created: int = 0
+    updated: int = 0
+    left: list[str] = field(default_factory=list)  # flagged now
+    returned: list[str] = field(default_factory=list)  # active again
+    not_learners: int = 0
+
+
+def _nbgrader_id(member: Member, known: dict[str, str], id_from: str) -> str:
+    if member.user_id in known:
+        return known[member.user_id]
+    value = {"user_id": member.user_id, "email": member.email,
+             "lis_person_sourcedid": member.lis_person_sourcedid}[id_from]
+    if not SAFE_ID.fullmatch(value or ""):
+        raise LmsError(f"member {member.user_id[:64]!r}: its {id_from} {value[:64]!r} cannot be an nbgrader id "
+                       "(letters, digits and . _ @ + - only); nothing imported")
+    return value
+
+
+def _person(student_id: str, member: Member) -> Person:
+    first, last = member.given_name, member.family_name
+    if not (first or last) and member.name:
+        first, _, last = member.name.rpartition(" ") if " " in member.name else ("", "", member.name)
+    return Person(id=student_id, first_name=first, last_name=last, email=member.email, lti_user_id=member.user_id)
+
+
+def sync_roster(gradebook, members: list[Member], id_from: str = "user_id", source: str = "NRPS") -> SyncResult:
+    """Save the learners among `members` and flag who left; one transaction. `gradebook`: nbgrader's open
+    `Gradebook`. Students with no LTI identity (added by hand, or by a CSV roster only) are left as they are."""
+    if id_from not in ID_SOURCES:
+        raise LmsError(f"[roster] nrps_id_from must be one of {', '.join(ID_SOURCES)}")
+    result = SyncResult()
+    people = load_people(gradebook)
+    known = {p.lti_user_id: p.id for p in people if p.lti_user_id}
+    learners = [m for m in members if m.learner]
+    result.not_learners = len(members) - len(learners)
+    ids = [_nbgrader_id(m, known, id_from) for m in learners]
+    chosen = validate(source, [(n + 1, _person(i, m)) for n, (i, m) in enumerate(zip(ids, learners, strict=True))])
+    result.created, result.updated = save_people(gradebook, chosen)
+    status = {i: (ACTIVE if m.status == "Active" else LEFT) for i, m in zip(ids, learners, strict=True)}
+    before = lms_statuses(gradebook)
+    listed = {m.user_id for m in members}
+    for person in people:  # found by an earlier sync, gone from the membership now
+        if person.id in before and person.id not in status and person.lti_user_id not in listed:
+            status[person.id] = LEFT
+    session = gradebook.db
+    try:
+        for student, state in status.items():
+            session.execute(IDENTITY_TABLE.update().where(IDENTITY_TABLE.c.student_id == student)
+                            .values(lms_status=state))
+            if state == LEFT and before.get(student) != LEFT:
+                result.left.append(student)
+            if state == ACTIVE and before.get(student) == LEFT:
+                result.returned.append(student)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return result
+
+
+def lms_statuses(gradebook) -> dict[str, str]:
+    """Each student's status in the LMS course as the last sync found it (students never synced: absent)."""
+    rows = gradebook.db.execute(select(IDENTITY_TABLE.c.student_id, IDENTITY_TABLE.c.lms_status)).all()
+    return {student: state for student, state in rows if state}
