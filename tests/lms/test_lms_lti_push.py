@@ -15,8 +15,8 @@ import jwt
 import pytest
 import requests
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
+from autograder.demo_lms.demo_platform import new_key_pair
 from autograder.demo_lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
 from autograder.lms.lti import jwks
 from tests.lms.conftest import HSA, Course, dry_run, run_cli
@@ -27,18 +27,9 @@ from tests.lms.test_lms_student_text import (
 )
 
 
-def new_key() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return private, public
-
-
 @pytest.fixture(scope="session")
 def keys() -> dict[str, tuple[str, str]]:
-    return {"tool": new_key(), "platform": new_key()}
+    return {"tool": new_key_pair(), "platform": new_key_pair()}
 
 
 @pytest.fixture
@@ -207,7 +198,7 @@ def test_harness_rejects_bad_assertions(keys) -> None:
         assert token_request(lms, assertion(lms, tool_private, aud="https://elsewhere/token")).status_code == 401
         assert token_request(lms, assertion(lms, tool_private, exp=int(time.time()) - 5)).status_code == 401
         assert token_request(lms, assertion(lms, tool_private, exp=int(time.time()) + 86400)).status_code == 401
-        other_private, _ = new_key()
+        other_private, _ = new_key_pair()
         forged = jwt.encode(jwt.decode(assertion(lms, tool_private), options={"verify_signature": False}),
                             other_private, algorithm="RS256", headers={"kid": jwks(tool_private)["keys"][0]["kid"]})
         assert token_request(lms, forged).status_code == 401
