@@ -33,8 +33,8 @@ class Api:
 
     def call(self, method: str, path: str, **kwargs) -> requests.Response:
         headers = {"Authorization": f"token {self.token}", **kwargs.pop("headers", {})}
-        return requests.request(method, f"{self.url}{path}", headers=headers, timeout=60, allow_redirects=False,
-                                **kwargs)
+        kwargs.setdefault("allow_redirects", False)  # a refusal can be a redirect to the login page
+        return requests.request(method, f"{self.url}{path}", headers=headers, timeout=60, **kwargs)
 
     def hub(self, method: str, path: str, **kwargs) -> requests.Response:
         return self.call(method, f"/hub/api{path}", **kwargs)
@@ -47,6 +47,55 @@ class Api:
         """Save `notebook` at `path` in `user`'s home, as JupyterLab's Save does (the contents API)."""
         return self.server(user, "PUT", f"/api/contents/{path}",
                            json={"type": "notebook", "format": "json", "content": notebook})
+
+    def run_code(self, user: str, code: str, timeout: float = 120) -> str:
+        """What `code` prints, run in a new kernel on `user`'s server (as that user), over the kernel's websocket
+        through the proxy, as JupyterLab runs a cell; the kernel is shut down after."""
+        import asyncio
+
+        kernel = self.server(user, "POST", "/api/kernels", json={"name": "python3"})
+        if kernel.status_code != 201:
+            raise HubFailed(f"starting a kernel on {user}'s server: HTTP {kernel.status_code} {kernel.text[:300]}")
+        kernel_id = kernel.json()["id"]
+        try:
+            return asyncio.run(asyncio.wait_for(self._execute(user, kernel_id, code), timeout))
+        finally:
+            self.server(user, "DELETE", f"/api/kernels/{kernel_id}")
+
+    async def _execute(self, user: str, kernel_id: str, code: str) -> str:
+        import json
+        import uuid
+
+        from tornado.httpclient import HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        url = f"{self.url.replace('http', 'ws', 1)}/user/{user}/api/kernels/{kernel_id}/channels"
+        socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {self.token}"}))
+        msg_id = uuid.uuid4().hex
+        header = {"msg_id": msg_id, "msg_type": "execute_request", "username": user, "session": uuid.uuid4().hex,
+                  "version": "5.3", "date": ""}
+        socket.write_message(json.dumps({
+            "header": header, "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                        "allow_stdin": False, "stop_on_error": True}}))
+        printed = []
+        try:
+            while True:
+                raw = await socket.read_message()
+                if raw is None:
+                    raise HubFailed(f"the kernel's websocket on {user}'s server closed")
+                message = json.loads(raw)
+                if message.get("parent_header", {}).get("msg_id") != msg_id:
+                    continue
+                kind, content = message["msg_type"], message["content"]
+                if kind == "stream":
+                    printed.append(content["text"])
+                elif kind == "error":
+                    printed.append(f"{content['ename']}: {content['evalue']}")
+                elif kind == "status" and content["execution_state"] == "idle":
+                    return "".join(printed)
+        finally:
+            socket.close()
 
     def assignments(self, user: str, action: str, course_id: str, assignment: str) -> requests.Response:
         """nbgrader's Assignments panel's buttons (`fetch`, `submit`, `fetch_feedback`) on `user`'s server: the

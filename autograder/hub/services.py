@@ -16,15 +16,15 @@ IDLE_CULLER = "idle-culler"
 IDLE_CULLER_SCOPES = ["list:users", "read:users:activity", "read:servers", "delete:servers"]
 
 
-def watch_service_name(course: HubCourse) -> str:
-    return f"autograder-watch-{course.course_id}"
+def watch_service_name(course_id: str) -> str:
+    return f"autograder-watch-{course_id}"
 
 
 def watch_service(course: HubCourse) -> dict:
     """`autograder watch` for `course`, as JupyterHub's `c.JupyterHub.services` takes a managed service: run as the
     hub's user (root: the sandbox drops each submission to `nobody` in its own namespaces), in the course root."""
     return {
-        "name": watch_service_name(course),
+        "name": watch_service_name(course.course_id),
         "command": [str(Path(sys.executable).parent / "autograder"), "watch"],
         "cwd": str(course.folder),
         "info": {"course": course.course_id, "what": "grades submissions as they arrive and releases feedback"},

@@ -72,7 +72,7 @@ class CourseSpawner(LocalProcessSpawner):
             raise web.HTTPError(403, f"{self.user.name} is in no course of this hub: no server is started")
         try:
             async with self._lock:
-                account = await asyncio.to_thread(self._prepare_account, teaches)
+                await asyncio.to_thread(self._prepare_account, teaches)
         except AccountError as exc:
             self.log.warning("refused to spawn %s: %s", self.user.name, exc)
             raise web.HTTPError(403, str(exc)) from None
@@ -83,10 +83,11 @@ class CourseSpawner(LocalProcessSpawner):
 
             packages = [*packages, str(Path(autograder.__file__).resolve().parent.parent)]  # the formgrader grades
             config_path = [folder, ENVIRONMENT_CONFIG]
-            for course in teaches:
-                self._link_course(account, course)
+            # nbgrader's formgrader works only on a course inside the server's root: the course folder is it.
+            self.notebook_dir = str(teaches[0].folder)
         else:
             config_path = [folder, STUDENT_CONFIG, ENVIRONMENT_CONFIG]
+            self.notebook_dir = ""  # their home
         self.cmd = [python, str(LAUNCHER)]
         self._launch_env = {
             "JUPYTER_CONFIG_PATH": os.pathsep.join(map(str, config_path)),
@@ -96,6 +97,18 @@ class CourseSpawner(LocalProcessSpawner):
         if packages:
             self._launch_env["PYTHONPATH"] = os.pathsep.join(packages)
         return await super().start()
+
+    def make_preexec_fn(self, name):
+        """Instructors' servers make files their co-instructors can change (umask 007: the course folder's group
+        reads and writes what one of them writes there; other users get nothing)."""
+        drop = super().make_preexec_fn(name)
+        if not self.notebook_dir:
+            return drop
+
+        def preexec() -> None:
+            drop()
+            os.umask(0o007)
+        return preexec
 
     def get_env(self):
         return {**super().get_env(), **getattr(self, "_launch_env", {})}
@@ -107,10 +120,3 @@ class CourseSpawner(LocalProcessSpawner):
             ensure_group(course.instructors_os_group)
             set_membership(self.user.name, course.instructors_os_group, course in teaches)
         return account
-
-    def _link_course(self, account, course: HubCourse) -> None:
-        """`~/<course id>`: the course folder, one click away in an instructor's file browser."""
-        link = Path(account.pw_dir) / course.course_id
-        if not link.is_symlink() and not link.exists():
-            link.symlink_to(course.folder)
-            os.lchown(link, account.pw_uid, account.pw_gid)
