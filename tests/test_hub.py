@@ -21,7 +21,7 @@ from autograder.devtools.catalogue import write_submission
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
 from autograder.hub.os_accounts import HUB_MARK, account_command
-from autograder.hub.services import IDLE_CULLER, watch_service_name
+from autograder.hub.services import IDLE_CULLER, status_service_name, watch_service_name
 from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.students import check_can_make_students
 
@@ -170,6 +170,21 @@ def test_a_submission_through_the_students_server_is_graded_by_the_watch_service
     assert "BEGIN HIDDEN TESTS" not in text
     assert scores(course.folder)[ann]["test_concat_weights"] == 6
     assert re.search(rf"graded {ann} {ASSIGNMENT} .*: 46/46", course.hub.log())
+
+
+def test_the_watchers_status_page_is_in_the_instructors_services_and_closed_to_students(course):
+    """JupyterHub shows a managed service in its Services menu only when it serves a page: the watcher's is its
+    status, as `autograder status` prints it."""
+    name = status_service_name(COURSE_ID)
+    teacher, api = course.instructor
+    page = api.call("GET", f"/services/{name}/", allow_redirects=True)
+    assert page.status_code == 200, page.text[:500]
+    assert "watcher running" in page.text and f"autograder watch: {COURSE_ID}" in page.text
+    # What the hub's Services menu lists: a service with a URL, to be displayed.
+    listed = course.hub.admin.hub("GET", "/services").json()[name]
+    assert listed["display"] and listed["url"] and listed["pid"] > 0
+    (_, student), _ = course.students.items()
+    assert student.call("GET", f"/services/{name}/", allow_redirects=True).status_code == 403
 
 
 @pytest.mark.parametrize("name, refusal", [

@@ -42,7 +42,8 @@ def run(args) -> int:
     if importlib.util.find_spec("jupyterhub") is None:
         raise UserError("JupyterHub is not installed: pip install 'autograder[hub]' (or `make install` in the clone)")
     from autograder.hub.hub_course import HubCourseError, read_hub_course
-    from autograder.hub.standalone_hub import StandaloneHub, find_proxy, free_port, write_state
+    from autograder.hub.services import free_port
+    from autograder.hub.standalone_hub import StandaloneHub, find_proxy, write_state
 
     if os.geteuid() != 0:
         raise UserError("run it as root: the hub starts each user's server as their own OS user (useradd)")

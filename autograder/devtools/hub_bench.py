@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -27,6 +28,7 @@ from autograder.hub.groups import instructor_group
 from autograder.hub.os_accounts import account_command, course_group_name
 
 ASSIGNMENT = "hidden_state_activation"
+KEPT_LOG = Path(tempfile.gettempdir()) / "bench-hub.log"
 MEMORY_SHARE = 0.5  # of MemAvailable, for the students' servers: the hub, the watcher and the system keep the rest
 
 
@@ -59,6 +61,13 @@ class Student:
         self.api: Api = hub.add_user(name, course_id=course_id)
         self.spawn_seconds = self.feedback_seconds = 0.0
         self.memory = 0
+        self.failed = ""  # why their server did not start, if it did not
+
+    def spawn_or_fail(self) -> None:
+        try:
+            self.spawn()
+        except HubFailed as exc:
+            self.failed = str(exc).splitlines()[0]
 
     def spawn(self) -> None:
         start = time.monotonic()
@@ -124,7 +133,12 @@ def run(students: int | None, most: int) -> int:
                 made.append(rest[-1].name)
             class_ = [first, *rest]
             with ThreadPoolExecutor(max_workers=max(1, len(rest))) as pool:
-                list(pool.map(Student.spawn, rest))  # the class arrives at once
+                list(pool.map(Student.spawn_or_fail, rest))  # the class arrives at once
+            for student in class_:
+                if student.failed:
+                    print(f"{student.name}: {student.failed}", flush=True)
+            class_ = [student for student in class_ if not student.failed]
+            print(f"servers started: {len(class_)} of {count}", flush=True)
             print(figures("spawn request -> ready server (the first alone, then the rest at once)",
                           [s.spawn_seconds for s in class_]), flush=True)
             print(figures("memory per student server (PSS)", [s.memory / 2**20 for s in class_], "MB"), flush=True)
@@ -133,6 +147,10 @@ def run(students: int | None, most: int) -> int:
             print(figures("Submit -> feedback fetchable (all submitting at once)",
                           [s.feedback_seconds for s in class_]), flush=True)
     finally:
+        log = scratch / "state-hub.log"
+        if log.exists():
+            shutil.copy(log, KEPT_LOG)
+            print(f"the hub's log: {KEPT_LOG}")
         remove_users(made)
         account_command("groupdel", course_group_name(instructor_group(course_id)))
         subprocess.run(["rm", "-rf", str(scratch)])

@@ -16,7 +16,8 @@ import requests
 
 from autograder.hub.groups import instructor_group, student_group
 from autograder.hub.os_accounts import account_command
-from autograder.hub.standalone_hub import free_port, read_admin_token
+from autograder.hub.services import free_port
+from autograder.hub.standalone_hub import read_admin_token
 
 CLI = str(Path(sys.executable).parent / "autograder")
 

@@ -16,7 +16,7 @@ from typing import Any
 from autograder.hub.course_access import closed_parent, open_to_instructors
 from autograder.hub.course_exchange import prepare_exchange
 from autograder.hub.hub_course import HubCourse, HubCourseError, read_hub_course
-from autograder.hub.services import idle_culler_service, watch_service
+from autograder.hub.services import idle_culler_service, status_service, watch_service
 from autograder.hub.spawner import STUDENT_CONFIG, CourseSpawner
 
 USERS_FOLDER = "users"  # in a hub's state folder: each user's nbgrader settings
@@ -54,7 +54,9 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     # A person's role in a course travels as their JupyterHub groups (autograder/hub/groups.py), which the
     # authenticator sets at each login from the LMS's launch.
     c.Authenticator.manage_groups = True
-    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course)]
+    status, readers = status_service(course)
+    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status]
+    c.JupyterHub.load_roles = [*_listed(c.JupyterHub.load_roles), readers]
     return course
 
 

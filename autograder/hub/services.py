@@ -1,11 +1,14 @@
 """The managed services a course hub runs beside the users' servers: `autograder watch` (one per course, root, in
-the course folder) and JupyterHub's idle culler. JupyterHub starts them with the hub, stops them with it (SIGINT
+the course folder), its status page (one per course, in the Services menu of its instructors), and JupyterHub's
+idle culler. JupyterHub starts them with the hub, stops them with it (SIGINT
 first: the watcher finishes the submission in hand), restarts one that dies, and lists them in its admin page and
 its REST API (`GET /hub/api/services`)."""
 
+import socket
 import sys
 from pathlib import Path
 
+from autograder.hub.groups import instructor_group
 from autograder.hub.hub_course import HubCourse
 
 # Stop a user's server after an hour without activity (JupyterLab open in a browser tab counts as activity): a
@@ -29,6 +32,29 @@ def watch_service(course: HubCourse) -> dict:
         "cwd": str(course.folder),
         "info": {"course": course.course_id, "what": "grades submissions as they arrive and releases feedback"},
     }
+
+
+def status_service_name(course_id: str) -> str:
+    return f"autograder-status-{course_id}"
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (the hub's own, a service's)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def status_service(course: HubCourse) -> tuple[dict, dict]:
+    """The watcher's status page (autograder/hub/status_service.py) on a port of its own, and the role that lets
+    the course's instructors open it (the hub's admins may open any service)."""
+    name = status_service_name(course.course_id)
+    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
+               "command": [sys.executable, "-m", "autograder.hub.status_service"], "oauth_no_confirm": True,
+               "display": True}
+    role = {"name": f"{name}-readers", "scopes": [f"access:services!service={name}"],
+            "groups": [instructor_group(course.course_id)]}
+    return service, role
 
 
 def idle_culler_service(timeout: int = IDLE_TIMEOUT_SECONDS) -> tuple[dict, dict]:

@@ -59,6 +59,16 @@ class CourseSpawner(LocalProcessSpawner):
     def _lab(self) -> str:
         return "/lab"
 
+    # A class arriving at once on a small machine: 40 JupyterLab servers starting together on 2 cores take over a
+    # minute each (`make bench-hub`), past JupyterHub's 60 s, which would give up on them and leave them to retry.
+    @default("start_timeout")
+    def _start_timeout(self) -> int:
+        return 600
+
+    @default("http_timeout")
+    def _http_timeout(self) -> int:
+        return 300
+
     def roles(self) -> tuple[list[HubCourse], list[HubCourse]]:
         """The courses this user learns in and those they teach (teaching wins where they are in both groups)."""
         groups = {group.name for group in self.user.groups}

@@ -11,7 +11,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -52,12 +51,6 @@ class StandaloneHub:
     @property
     def admin_token_file(self) -> Path:
         return self.hub_folder / ADMIN_TOKEN_FILE
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def find_proxy(explicit: str | None) -> str | None:
