@@ -185,6 +185,25 @@ def test_the_watchers_status_page_is_in_the_instructors_services_and_closed_to_s
     assert listed["display"] and listed["url"] and listed["pid"] > 0
     (_, student), _ = course.students.items()
     assert student.call("GET", f"/services/{name}/", allow_redirects=True).status_code == 403
+    # The page as a browser draws it (offline: it fetches nothing), audited and kept to be looked at.
+    from playwright.sync_api import sync_playwright
+
+    from tests.axe import serious_violations
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
+
+    shot = Path("/tmp/page-hub-watch-status.png")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1000, "height": 600})
+            refused = offline(context)
+            seen = context.new_page()
+            seen.set_content(page.text)
+            violations = serious_violations(seen)
+            seen.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert violations == [] and refused == [], (violations, refused)
 
 
 @pytest.mark.parametrize("name, refusal", [

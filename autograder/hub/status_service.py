@@ -6,33 +6,32 @@ who may open it is the hub's to say (a role giving the instructors' group `acces
 
 import html
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
-REFRESH_SECONDS = 5  # the page reloads itself: the watcher replaces its status about once a second
-
 PAGE = """<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta http-equiv="refresh" content="{refresh}">
+<head><meta charset="utf-8">
 <title>autograder watch: {course}</title></head>
 <body>
 <main>
 <h1>autograder watch: {course}</h1>
 <p>{state}</p>
 <pre>{lines}</pre>
-<p>This page reloads every {refresh} seconds.</p>
+<p>As of {now} UTC: reload the page for the latest (it does not reload itself, which would move a screen reader's
+place on it).</p>
 </main>
 </body>
 </html>
 """
 
 
-def page(course: Path) -> str:
+def page(course: Path, course_id: str) -> str:
     from autograder.commands.status import report
-    from autograder.course.settings import read_course
 
     lines, running = report(course)
-    return PAGE.format(refresh=REFRESH_SECONDS, course=html.escape(read_course(course).course_id),
+    return PAGE.format(now=f"{datetime.now(UTC):%Y-%m-%d %H:%M:%S}", course=html.escape(course_id),
                        state="The watcher is running." if running else "<strong>No watcher is running.</strong>",
                        lines=html.escape("\n".join(lines)))
 
@@ -42,13 +41,16 @@ def main() -> None:
     from jupyterhub.utils import url_path_join
     from tornado import ioloop, web
 
+    from autograder.course.settings import read_course
+
     course = Path.cwd()
+    course_id = read_course(course).course_id
     prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
 
     class StatusPage(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
         def get(self) -> None:
-            self.write(page(course))
+            self.write(page(course, course_id))
 
     app = web.Application([(prefix, StatusPage), (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler)],
                           cookie_secret=os.urandom(32))
