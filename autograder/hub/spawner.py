@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from tornado import web
-from traitlets import Instance, List, Unicode, default
+from traitlets import Bool, Dict, Instance, List, Unicode, default
 
 from autograder.hub.groups import instructor_group, student_group
 from autograder.hub.hub_course import HubCourse
@@ -54,6 +54,9 @@ class CourseSpawner(LocalProcessSpawner):
     user_config_root = Unicode(help="The folder of each user's nbgrader settings (autograder/hub/user_config.py)"
                                ).tag(config=True)
     _lock = asyncio.Lock()  # one spawn at a time edits /etc/passwd and /etc/group
+    # Set at each start, from the user's groups then: whether they teach here, and their server's environment.
+    _teaching = Bool(False)
+    _launch_env = Dict()
 
     @default("default_url")
     def _lab(self) -> str:
@@ -86,6 +89,7 @@ class CourseSpawner(LocalProcessSpawner):
         except AccountError as exc:
             self.log.warning("refused to spawn %s: %s", self.user.name, exc)
             raise web.HTTPError(403, str(exc)) from None
+        self._teaching = bool(teaches)
         folder = write_user_config(Path(self.user_config_root), self.user.name, learns, teaches)
         python, packages = user_python()
         if teaches:
@@ -99,20 +103,21 @@ class CourseSpawner(LocalProcessSpawner):
             config_path = [folder, STUDENT_CONFIG, ENVIRONMENT_CONFIG]
             self.notebook_dir = ""  # their home
         self.cmd = [python, str(LAUNCHER)]
-        self._launch_env = {
+        environment = {
             "JUPYTER_CONFIG_PATH": os.pathsep.join(map(str, config_path)),
             "JUPYTER_PATH": str(Path(sys.prefix) / "share" / "jupyter"),  # nbgrader's lab extension
             FETCH_VARIABLE: " ".join(course.course_id for course in learns),
         }
         if packages:
-            self._launch_env["PYTHONPATH"] = os.pathsep.join(packages)
+            environment["PYTHONPATH"] = os.pathsep.join(packages)
+        self._launch_env = environment
         return await super().start()
 
     def make_preexec_fn(self, name):
         """Instructors' servers make files their co-instructors can change (umask 007: the course folder's group
         reads and writes what one of them writes there; other users get nothing)."""
         drop = super().make_preexec_fn(name)
-        if not self.notebook_dir:
+        if not self._teaching:
             return drop
 
         def preexec() -> None:
@@ -121,7 +126,7 @@ class CourseSpawner(LocalProcessSpawner):
         return preexec
 
     def get_env(self):
-        return {**super().get_env(), **getattr(self, "_launch_env", {})}
+        return {**super().get_env(), **self._launch_env}
 
     def _prepare_account(self, teaches: list[HubCourse]):
         """The user's OS account, and their membership of each course's instructors' OS group made to match."""

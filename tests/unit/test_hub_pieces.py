@@ -76,3 +76,10 @@ def test_the_idle_culler_is_added_beside_the_hubs_own_services_with_the_scopes_i
     assert f"--timeout={IDLE_TIMEOUT_SECONDS}" in services[IDLE_CULLER]["command"]
     (role,) = c.JupyterHub.load_roles
     assert role["services"] == [IDLE_CULLER] and "delete:servers" in role["scopes"]
+
+
+def test_a_course_its_instructors_servers_could_not_reach_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "rnn"\n')
+    closed = next(p for p in reversed(tmp_path.parents) if not p.stat().st_mode & 0o001)  # pytest's own, 0700
+    with pytest.raises(HubCourseError, match=f"{closed} keeps other users out"):
+        add_course(Config(), tmp_path, tmp_path / "state")
