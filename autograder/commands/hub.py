@@ -41,6 +41,7 @@ def run(args) -> int:
 
     if importlib.util.find_spec("jupyterhub") is None:
         raise UserError("JupyterHub is not installed: pip install 'autograder[hub]' (or `make install` in the clone)")
+    from autograder.hub.course_config import check_course
     from autograder.hub.hub_course import HubCourseError, read_hub_course
     from autograder.hub.services import free_port
     from autograder.hub.standalone_hub import StandaloneHub, find_proxy, write_state
@@ -53,8 +54,16 @@ def run(args) -> int:
         raise UserError("--idle-timeout must be at least 1 second")
     try:
         course = read_hub_course(Path(args.course_folder))
+        check_course(course, [])
     except HubCourseError as exc:
         raise UserError(str(exc)) from None
+    if "." in args.authenticator:  # a class by its import path (a bare name is one of JupyterHub's entry points)
+        module, _, name = args.authenticator.rpartition(".")
+        try:
+            getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise UserError(f"the authenticator {args.authenticator} cannot be loaded ({exc}): install it, or name "
+                            "another with --authenticator") from None
     proxy = find_proxy(args.proxy)
     if proxy is None:
         raise UserError(f"configurable-http-proxy not found{f' at {args.proxy}' if args.proxy else ''}: "

@@ -10,6 +10,7 @@ is given to its instructors' OS group and closed to everyone else, and the hub g
 and the course's `autograder watch` service.
 """
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +30,33 @@ def _listed(value: Any) -> list:
     return value.get_value([]) if isinstance(value, LazyConfigValue) else list(value)
 
 
-def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> HubCourse:
-    """Add the course in `course_folder` to the hub configured by `c`; `state_folder` (the hub's, never inside a
-    course's tracked files) holds each user's nbgrader settings. Raises HubCourseError naming the problem."""
-    course = read_hub_course(Path(course_folder))
+def check_course(course: HubCourse, others: list[HubCourse]) -> None:
+    """Refuse a course a hub with courses `others` cannot run: HubCourseError names the problem."""
     if not STUDENT_CONFIG.is_dir():
         raise HubCourseError(f"{STUDENT_CONFIG} is missing: the students' Jupyter settings come with the autograder "
                              "package (pip install it again, from its clone)")
+    environment = Path(sys.prefix).resolve()
+    if environment == course.folder or course.folder in environment.parents:
+        raise HubCourseError(f"the hub's Python environment {environment} is inside the course folder "
+                             f"{course.folder}, which the hub closes to everyone but its instructors: users' servers "
+                             "run from that environment, so keep it outside the course")
     closed = closed_parent(course.folder)
     if closed is not None:
         raise HubCourseError(f"{closed} keeps other users out, so instructors' servers cannot reach {course.folder}: "
                              f"chmod o+x {closed}, or move the course")
-    courses = _listed(c.CourseSpawner.courses)
-    if any(other.course_id == course.course_id for other in courses):
+    if any(other.course_id == course.course_id for other in others):
         raise HubCourseError(f"{course.folder}: course id {course.course_id!r} is already on this hub")
-    if courses and courses[0].exchange_root != course.exchange_root:
+    if others and others[0].exchange_root != course.exchange_root:
         raise HubCourseError(f"{course.folder}: its exchange {course.exchange_root} is not the hub's "
-                             f"{courses[0].exchange_root} (one exchange per hub: set c.Exchange.root alike)")
+                             f"{others[0].exchange_root} (one exchange per hub: set c.Exchange.root alike)")
+
+
+def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> HubCourse:
+    """Add the course in `course_folder` to the hub configured by `c`; `state_folder` (the hub's, never inside a
+    course's tracked files) holds each user's nbgrader settings. Raises HubCourseError naming the problem."""
+    course = read_hub_course(Path(course_folder))
+    courses = _listed(c.CourseSpawner.courses)
+    check_course(course, courses)
     prepare_exchange(course)
     open_to_instructors(course)
     c.JupyterHub.spawner_class = CourseSpawner

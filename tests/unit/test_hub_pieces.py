@@ -83,3 +83,12 @@ def test_a_course_its_instructors_servers_could_not_reach_is_refused(tmp_path: P
     closed = next(p for p in reversed(tmp_path.parents) if not p.stat().st_mode & 0o001)  # pytest's own, 0700
     with pytest.raises(HubCourseError, match=f"{closed} keeps other users out"):
         add_course(Config(), tmp_path, tmp_path / "state")
+
+
+def test_a_course_folder_holding_the_hubs_own_python_environment_is_refused() -> None:
+    """This repository is a course whose venv lies inside it (make install): closing it to students would close
+    their Python too."""
+    from autograder.devtools.repo import ROOT
+
+    with pytest.raises(HubCourseError, match="Python environment .* is inside the course folder"):
+        add_course(Config(), ROOT, ROOT / "state")
