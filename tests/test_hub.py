@@ -60,7 +60,7 @@ def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_
     for name, api in course.students.items():
         account = pwd.getpwnam(name)
         home = Path(account.pw_dir)
-        assert account.pw_gecos == HUB_MARK
+        assert account.pw_gecos.split(",")[0] == HUB_MARK
         assert home.stat().st_mode & 0o777 == 0o700 and home.stat().st_uid == account.pw_uid
         notebook = home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         assert notebook.stat().st_uid == account.pw_uid
@@ -107,13 +107,14 @@ def test_a_students_own_code_cannot_read_the_course_the_gradebook_or_another_stu
     targets = {"course": str(course.folder), "gradebook": str(course.folder / "gradebook.db"),
                "source": str(course.folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"),
                "other home": f"/home/{ben}", "other notebook": f"/home/{ben}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb",
-               "hub state": str(course.hub.state / "hub")}
+               "hub state": str(course.hub.state / "hub"),
+               "exchange inbound": str(course.folder.parent / "exchange" / COURSE_ID / "inbound")}
     code = f"""
 import json, os
 found = {{}}
 for what, path in {json.dumps(targets)}.items():
     try:
-        found[what] = sorted(os.listdir(path)) if os.path.isdir(path) or what in ("course", "other home") \\
+        found[what] = sorted(os.listdir(path)) if os.path.isdir(path) \\
             else open(path, "rb").read(10).hex()
     except OSError as exc:
         found[what] = type(exc).__name__

@@ -53,7 +53,9 @@ def ensure_user(name: str) -> pwd.struct_passwd:
         if done.returncode != 0:
             raise AccountError(f"useradd {name} failed: {done.stderr.strip()}") from None
         return pwd.getpwnam(name)
-    if found.pw_gecos != HUB_MARK:
+    # The mark is the comment's full-name part, which Debian's chfn lets no user change (CHFN_RESTRICT rwh in
+    # /etc/login.defs); a student who sets their room or phone with chfn adds fields after it, and keeps the mark.
+    if found.pw_gecos.split(",")[0] != HUB_MARK:
         raise AccountError(f"{name!r} is an existing OS account that the hub did not make (uid {found.pw_uid}): "
                            "the hub does not run servers as it")
     return found
