@@ -229,3 +229,16 @@ def test_the_command_refuses_a_missing_course_in_one_line(tmp_path):
     done = subprocess.run([CLI, "hub", str(tmp_path / "nowhere")], capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "nowhere: no such course folder" in done.stderr
+
+
+def test_stopping_the_hub_stops_the_watcher_and_every_server_it_started(course):
+    """Last in the file: it stops the file's hub (the fixture's own stop then has nothing left to do)."""
+    import signal
+
+    names = [*course.students, course.instructor[0]]
+    course.hub.process.send_signal(signal.SIGTERM)
+    assert course.hub.process.wait(timeout=120) == 0
+    log = course.hub.log()
+    assert re.search(r"^\S+ \S+ stopped$", log, re.M), log[-3000:]  # the watcher's last line: a clean stop
+    for name in names:
+        assert subprocess.run(["pgrep", "-u", name], capture_output=True).returncode == 1, f"{name} still runs"
