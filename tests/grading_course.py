@@ -1,11 +1,15 @@
 """A scratch course graded by the real `autograder grade` command, for the engine and attack tests."""
 
+import atexit
+import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import nbformat
@@ -13,19 +17,52 @@ import nbformat
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.repo import new_course
+from autograder.migrations import upgrade
 from autograder.notebook import grade_id
 
 ASSIGNMENT = "hidden_state_activation"
 CLI = str(Path(sys.executable).parent / "autograder")
 
 
-def make_course(root: Path, extra_config: str = "") -> Path:
-    course = new_course(root, (ASSIGNMENT,))
+def make_course(root: Path, extra_config: str = "", assignment: str = ASSIGNMENT) -> Path:
+    """A course with `assignment` released by `nbgrader generate_assignment` and `extra_config` added to its
+    nbgrader_config.py. The release is made once per process and copied: generating it costs nbgrader about
+    5 CPU-seconds (its gradebook's `alembic heads` alone a third of that), which some 40 courses of the suite
+    would each pay. A course whose gradebook lives on a server (`db_url`) is generated on its own."""
+    if "db_url" in extra_config:
+        course = new_course(root, (assignment,))
+        _add_config(course, extra_config)
+        nbgrader(course, "generate_assignment", assignment, "--force")
+        return course
+    shutil.copytree(_released(assignment), root, dirs_exist_ok=True)
+    _add_config(root, extra_config)
+    return root
+
+
+def _add_config(course: Path, extra_config: str) -> None:
     if extra_config:
         with open(course / "nbgrader_config.py", "a") as config:
             config.write("\n" + extra_config + "\n")
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+
+
+_releasing = threading.Lock()  # the graded class's shards ask for the same release from several threads
+
+
+@functools.cache
+def _released_once(assignment: str) -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix=f"released-{assignment}-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    course = new_course(scratch / "course", (assignment,))
+    nbgrader(course, "generate_assignment", assignment, "--force")
+    # Our tables at the newest revision, as in any course graded once: each copy would otherwise pay for the
+    # migrations on its first command (tests/test_migrations.py is where those are tested).
+    upgrade(f"sqlite:///{course / 'gradebook.db'}")
     return course
+
+
+def _released(assignment: str) -> Path:
+    with _releasing:
+        return _released_once(assignment)
 
 
 def submit(course: Path, student: str, answers=(), *, assignment: str = ASSIGNMENT, blank: bool = False,

@@ -13,9 +13,8 @@ import nbformat
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, combined_answers, packed_answers
-from autograder.devtools.repo import new_course
 from autograder.notebook import grade_id
-from tests.grading_course import gradebook_scores, submit
+from tests.grading_course import gradebook_scores, make_course, submit
 
 SHARDS = 3
 
@@ -65,8 +64,7 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
     shards = [names[i::SHARDS] for i in range(SHARDS)]
 
     def run_shard(index: int) -> None:
-        course = new_course(root / f"shard{index}", (assignment,))
-        nbgrader(course, "generate_assignment", assignment, "--force")
+        course = make_course(root / f"shard{index}", assignment=assignment)
         for student in shards[index]:
             submit(course, student, graded.answers[student], assignment=assignment, blank=student == "blank",
                    selfcheck=True)

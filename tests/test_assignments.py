@@ -12,11 +12,12 @@ import pytest
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
 from autograder.devtools.release_from_source import generate_release
-from autograder.devtools.repo import ROOT, new_course
+from autograder.devtools.repo import ROOT
 from autograder.graders.exercise import collect, max_score, run_exercise
 from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
 from autograder.student import InProcessStudent
 from tests.conftest import ASSIGNMENTS, CATALOGUED
+from tests.grading_course import make_course
 
 every = pytest.mark.parametrize("assignment", ASSIGNMENTS)  # every assignment discovered in source/
 catalogued = pytest.mark.parametrize("assignment", CATALOGUED)  # those with answers to grade a class of
@@ -172,8 +173,7 @@ def test_feedback_never_shows_hidden_tests(assignment, graded_classes):
 
 @every
 def test_nbgrader_validate_passes_the_solution_and_fails_the_release(assignment, tmp_path):
-    course = new_course(tmp_path, (assignment,))
-    nbgrader(course, "generate_assignment", assignment, "--force")
+    course = make_course(tmp_path, assignment=assignment)
     solution = nbgrader(course, "validate", f"source/{assignment}/{assignment}.ipynb", check=False)
     assert "Success! Your notebook passes all the tests." in solution.stdout, solution.stdout[-2000:]
     release = nbgrader(course, "validate", f"release/{assignment}/{assignment}.ipynb", check=False)

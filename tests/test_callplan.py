@@ -12,11 +12,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from autograder.course.nbgrader_cli import nbgrader
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.devtools.catalogue.classroom import adversarial_answers
-from autograder.devtools.repo import new_course
 from autograder.graders.exercise import exercises
 from autograder.grading import instructor, prepare
 from autograder.grading.callplan import _recorded
@@ -24,6 +22,7 @@ from autograder.grading.submission import Stages, grade_submission
 from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import ASSIGNMENTS, CATALOGUED
+from tests.grading_course import make_course
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +45,7 @@ ATTACKED = {"hidden_state_activation": 3.0}
 
 def jobs(root, assignment: str) -> dict[str, tuple[str, object]]:
     """Each submission's job, by student, with its kind."""
-    course = new_course(root, (assignment,))
-    nbgrader(course, "generate_assignment", assignment, "--force")
+    course = make_course(root, assignment=assignment)
     release = course / "release" / assignment
     kinds = {"solution": ("correct", []), "blank": ("blank", None)}
     for i, answer in enumerate(correct_answers(assignment)):

@@ -8,16 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.repo import new_course
 from tests.conftest import CATALOGUED
-from tests.grading_course import gradebook_scores, submit
+from tests.grading_course import gradebook_scores, make_course, submit
 from tests.nbgrader_class import student_ids
 
 
 def grade_ours(root: Path, assignment: str) -> dict[str, dict[str, float]]:
-    course = new_course(root, (assignment,))
-    nbgrader(course, "generate_assignment", assignment, "--force")
+    course = make_course(root, assignment=assignment)
     for student, answers in student_ids(assignment).items():
         submit(course, student, answers, assignment=assignment, blank=student == "blank", selfcheck=True)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

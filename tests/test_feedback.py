@@ -20,10 +20,11 @@ from nbgrader.api import Gradebook
 from autograder.checks import CheckFailed
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
-from autograder.devtools.repo import ROOT, new_course
+from autograder.devtools.repo import ROOT
 from autograder.feedback import unbroken_numbers
 from autograder.graders.exercise import CaseResult, ExerciseResult
 from autograder.hints import HINTS
+from tests.grading_course import make_course
 
 ASSIGNMENT = "hidden_state_activation"
 WRONG = {a.label: a for a in wrong_answers(ASSIGNMENT)}
@@ -61,8 +62,7 @@ DUE, SUBMITTED = datetime(2021, 1, 1), "2021-06-01 12:00:00.000000 UTC"  # every
 def course(tmp_path_factory) -> Path:
     """The scratch course, every submission graded by nbgrader autograde long after the due date: what the
     pages show is what they show once the due date has passed (the same as before it: see the README)."""
-    course = new_course(tmp_path_factory.mktemp("feedback-course"), (ASSIGNMENT,))
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    course = make_course(tmp_path_factory.mktemp("feedback-course"))
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=DUE)
     release = course / "release" / ASSIGNMENT

@@ -145,7 +145,8 @@ def tables(url: str) -> set[str]:
 def rows(url: str) -> dict[str, list[tuple]]:
     return {"run": query(url, "SELECT * FROM autograder_grading_run"),
             "score": sorted(query(url, "SELECT * FROM autograder_grading_score"), key=lambda row: row[1]),
-            "identity": query(url, f"SELECT * FROM {IDENTITY}")}
+            # the columns the previous release made (0003 adds the launch's issuer and deployment)
+            "identity": query(url, f"SELECT student_id, sis_user_id, login_id, section, lti_user_id FROM {IDENTITY}")}
 
 
 def versions(url: str) -> tuple[list[tuple], list[tuple]]:
@@ -175,6 +176,7 @@ def test_a_gradebook_of_the_previous_release_upgrades_in_place_with_its_rows(gra
     assert set(schema(gradebook)) == set(OUR_TABLES)  # the tables that release had not made yet, too
     if before is not None:
         assert rows(gradebook) == before == {"run": [RUN], "score": SCORES, "identity": [IDENTITY_ROW]}
+        assert query(gradebook, f"SELECT lti_issuer, lti_deployment_id FROM {IDENTITY}") == [(None, None)]
 
 
 def test_a_new_gradebook_gets_our_tables_as_the_previous_release_made_them(gradebook, request, tmp_path):
@@ -187,8 +189,13 @@ def test_a_new_gradebook_gets_our_tables_as_the_previous_release_made_them(grade
         previous = server.url(server.create_database())
     write_previous_release(previous)
     assert set(schema(gradebook)) == set(OUR_TABLES)
-    made = schema(gradebook)
-    assert {table: made[table] for table in PREVIOUS_TABLES} == schema(previous)
+    made, before = schema(gradebook), schema(previous)
+    assert {table: made[table] for table in AUDIT_TABLES} == {table: before[table] for table in AUDIT_TABLES}
+    # The identity table as that release made it, plus the launch's key (revision 0003), unique.
+    columns, key, foreign, indexes = made[IDENTITY]
+    assert (columns[:5], key, foreign) == before[IDENTITY][:3]
+    assert [c[0] for c in columns[5:]] == ["lti_issuer", "lti_deployment_id"] and all(c[2] for c in columns[5:])
+    assert indexes == [("autograder_lms_identity_launch", ["lti_issuer", "lti_deployment_id", "lti_user_id"])]
     # The deadline tables (revision 0002): their keys and the audit trail's index by student.
     assert made["autograder_score_override"][1] == ["assignment", "student_id", "notebook", "cell"]
     assert made["autograder_exception_event"][3] == [("autograder_exception_event_student", ["student_id"])]

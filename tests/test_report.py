@@ -19,7 +19,6 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
-from autograder.devtools.repo import new_course
 from autograder.graders.exercise import run_exercise
 from autograder.grading.model import CellResult, SubmissionResult
 from autograder.notebook import load_namespace
@@ -27,6 +26,7 @@ from autograder.report import write_report
 from autograder.student import InProcessStudent
 from autograder.watch.ledger import Ledger, Record
 from tests.browser import chromium, seen_after_load
+from tests.grading_course import make_course
 
 ASSIGNMENT = "hidden_state_activation"
 REGRADE = 3.5  # an instructor's manual score for cy's sigmoid, which the result file does not know
@@ -81,8 +81,7 @@ def engine_result(course: Path, student: str, seconds: float) -> SubmissionResul
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
-    course = new_course(tmp_path_factory.mktemp("report-course"), (ASSIGNMENT,))
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    course = make_course(tmp_path_factory.mktemp("report-course"))
     release = course / "release" / ASSIGNMENT
     for student, answers in SUBMISSIONS.items():
         folder = course / "submitted" / student / ASSIGNMENT

@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.course.nbgrader_cli import nbgrader
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
-from autograder.devtools.repo import ROOT, new_course
+from autograder.devtools.repo import ROOT
 from autograder.grading import instructor, prepare
 from autograder.grading.self_check_stage import TrustedSelfCheck
 from autograder.grading.submission import grade_submission
@@ -149,8 +148,7 @@ def test_parse_takes_only_plain_calls_of_module_functions_on_names():
 
 @pytest.mark.parametrize("assignment", CATALOGUED)
 def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planned(assignment, tmp_path, zygote):
-    course = new_course(tmp_path / "course", (assignment,))
-    nbgrader(course, "generate_assignment", assignment, "--force")
+    course = make_course(tmp_path / "course", assignment=assignment)
     write_submission(assignment, course / "submitted" / "solution" / assignment, [],
                      release=course / "release" / assignment)
     settings = read_course(course, rooted=True)

@@ -178,7 +178,7 @@ def test_best_attempt_counts_when_the_course_says_so(template, tmp_path):
         released(watched, good, watcher.log)
         worse = hand_in(watched, "fa", [WRONG])
         released(watched, worse, watcher.log)
-        watcher.wait_line(r"best attempt kept for fa ")
+        watcher.wait_line(r"counted attempt kept for fa ")
     worse_page = feedback_of(watched, worse).read_text()
     assert "concat_weights" in worse_page  # the student sees this attempt's
     assert "Your best attempt (attempt 1, 46 / 46 points) counts for your grade, not this one" in worse_page
@@ -245,19 +245,62 @@ def test_a_submission_is_not_graded_while_the_watcher_is_stopped_then_is(templat
     assert scores(watched.course)["hal"]["test_concat_weights"] == 0
 
 
-def test_after_the_due_date_nbgraders_late_penalty_applies(template, tmp_path):
+def set_due(watched, due: datetime) -> None:
+    """The due date, as the instructor sets it while the watcher runs (the time in a submission's name is
+    never believed: a late one cannot be made on time, so the due date moves instead)."""
     from nbgrader.api import Gradebook
 
+    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=due)
+
+
+PASSED, AHEAD = datetime(2021, 1, 1), datetime(2200, 1, 1)
+
+
+def test_work_after_the_last_late_deadline_is_not_accepted_and_the_grade_stays(template, tmp_path):
+    # nbgrader's own "zero" rule is the course's "not accepted" after the due date (deadlines.rules).
     watched = copy_watched(template, tmp_path, f"{OWNERLESS}\nc.LateSubmissionPlugin.penalty_method = 'zero'")
-    with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
-        gb.update_or_create_assignment(ASSIGNMENT, duedate=datetime(2021, 1, 1))
+    set_due(watched, AHEAD)
     with watching(watched.course) as watcher:
-        handed = hand_in(watched, "jo")
-        page = released(watched, handed, watcher.log)
-    assert "Late submission penalty" in page
+        first = hand_in(watched, "jo")
+        assert "This attempt counts for your grade" in released(watched, first, watcher.log)
+        set_due(watched, PASSED)
+        late = hand_in(watched, "jo", [WRONG])
+        page = released(watched, late, watcher.log)
+        late_only = hand_in(watched, "lu")
+        released(watched, late_only, watcher.log)
+    assert "Submission not accepted" in page and "arrived after your last late deadline" in page
+    assert "does not change your grade" in page
+    assert scores(watched.course)["jo"]["test_concat_weights"] > 0  # the on-time attempt, untouched
+    refused = {r["name"]: r for r in watched.ledger if r["state"] == "refused"}
+    assert set(refused) == {late.name, late_only.name} and "not accepted" in refused[late.name]["note"]
+    assert "lu" not in scores(watched.course)  # nothing graded, nothing recorded
+
+
+def test_practice_after_the_last_late_deadline_gets_feedback_and_never_counts(template, tmp_path):
+    watched = copy_watched(template, tmp_path, f'{OWNERLESS}\nc.LateCredit.after = "practice"')
+    set_due(watched, AHEAD)
+    with watching(watched.course) as watcher:
+        first = hand_in(watched, "pa")
+        released(watched, first, watcher.log)
+        set_due(watched, PASSED)
+        practice = hand_in(watched, "pa", [WRONG])
+        page = released(watched, practice, watcher.log)
+        watcher.wait_line(r"counted attempt kept for pa ")
+        only = hand_in(watched, "pb")
+        only_page = released(watched, only, watcher.log)
+    assert "concat_weights" in page  # its own feedback
+    assert "Practice: this attempt arrived after your last late deadline" in page
+    assert "Your attempt 1 (submitted" in page and "46 / 46 points) still counts" in page
+    assert "this is practice: graded, but the score does not count" in page  # the deadline line agrees
+    assert sum(scores(watched.course)["pa"].values()) == 46  # the on-time attempt, graded again into the gradebook
+    assert "None of your attempts arrived before that deadline" in only_page
+    from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{watched.course}/gradebook.db") as gb:
-        submission = gb.find_submission(ASSIGNMENT, "jo")
-        assert submission.score == 46 and submission.late_submission_penalty == 46  # all of it, the course says
+        alone = gb.find_submission(ASSIGNMENT, "pb")
+        assert alone.score == 46 and alone.late_submission_penalty == 46  # graded, counted 0
+    assert "attempt 2, practice)" in watcher.log()
 
 
 SLOW = Answer("concat_weights", "slow", "import time\n\ndef concat_weights(w_hh, w_hx):\n    time.sleep(3)\n"

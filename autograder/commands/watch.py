@@ -55,6 +55,7 @@ def run(args) -> int:
         settings = read_course(root, rooted=True)
         refuse_leaks(settings)  # the watcher releases feedback to students
         policy = read_policy(settings.coursedir.config)
+        _ = settings.late_rules  # read now: a late rule that makes no sense stops the watcher here, in one line
     except (SettingsError, PolicyError) as exc:
         raise UserError(str(exc)) from None
     assignments = tuple(dict.fromkeys(args.assignment)) or settings.assignments

@@ -137,11 +137,7 @@ class Exceptions:
                 raise DeadlineError(f"--score {score:g} is not between 0 and {cell}'s {grade.max_score:g} points")
             grade.manual_score = score
             text = f"{cell}: {score:g} of {grade.max_score:g} (graders gave {grade.auto_score or 0:g})"
-        self._sql(f"DELETE FROM {OVERRIDE_TABLE} WHERE assignment = :a AND student_id = :s AND notebook = :n "
-                  "AND cell = :c", **key)
-        if score is not None:
-            self._sql(f"INSERT INTO {OVERRIDE_TABLE} (assignment, student_id, notebook, cell, score) "
-                      "VALUES (:a, :s, :n, :c, :score)", score=score, **key)
+        self._store_override((assignment, student, notebook, cell), score)
         self._event("override" if score is not None else "unoverride", assignment, student, text, reason)
         self._late_penalty(assignment, student, grade.notebook)
         self._commit()
@@ -152,6 +148,39 @@ class Exceptions:
         where = " WHERE assignment = :a" if assignment else ""
         return [tuple(r) for r in self._sql(f"SELECT assignment, student_id, notebook, cell, score FROM "
                                             f"{OVERRIDE_TABLE}{where} ORDER BY 1, 2, 3, 4", a=assignment)]
+
+    def adopt_formgrader_scores(self) -> list[Change]:
+        """A score an instructor typed over the graders' in the formgrader (nbgrader's manual score of an
+        autograded cell, as `override` sets it) becomes an override like `override`'s, recorded once with the
+        formgrader as who (it keeps neither who nor why) and the moment it was first seen as when; one cleared
+        there is recorded as removed. Run before the exceptions are read or changed."""
+        recorded = {(a, s, n, c): score for a, s, n, c, score in self.overrides()}
+        given = {(a, s, n, c): (manual, auto) for a, s, n, c, manual, auto in instructor_scores(self._sql)}
+        changes = []
+        for key, (manual, auto) in sorted(given.items()):
+            if recorded.get(key) != manual:
+                assignment, student, notebook, cell = key
+                self._store_override(key, manual)
+                text = f"{cell}: {manual:g} (graders gave {auto:g}), set in the formgrader"
+                self._event("override", assignment, student, text, FORMGRADER_REASON, user="formgrader")
+                changes.append(Change(student, text))
+        for key in sorted(set(recorded) - set(given)):
+            assignment, student, notebook, cell = key
+            self._store_override(key, None)
+            text = f"{cell}: the instructor's score cleared in the formgrader, the graders' counts again"
+            self._event("unoverride", assignment, student, text, FORMGRADER_REASON, user="formgrader")
+            changes.append(Change(student, text))
+        if changes:
+            self._commit()
+        return changes
+
+    def _store_override(self, key: tuple[str, str, str, str], score: float | None) -> None:
+        params = dict(zip(("a", "s", "n", "c"), key, strict=True))
+        self._sql(f"DELETE FROM {OVERRIDE_TABLE} WHERE assignment = :a AND student_id = :s AND notebook = :n "
+                  "AND cell = :c", **params)
+        if score is not None:
+            self._sql(f"INSERT INTO {OVERRIDE_TABLE} (assignment, student_id, notebook, cell, score) "
+                      "VALUES (:a, :s, :n, :c, :score)", score=score, **params)
 
     # Reading ----------------------------------------------------------------------------------------
     def extensions(self, assignment: str | None = None) -> list[tuple[str, str, datetime, timedelta]]:
@@ -244,12 +273,13 @@ class Exceptions:
             student, notebook.score, late)
         notebook.late_submission_penalty = None if found is None else min(max(found, 0), notebook.score)
 
-    def _event(self, kind: str, assignment: str | None, student: str, detail: str, reason: str) -> None:
+    def _event(self, kind: str, assignment: str | None, student: str, detail: str, reason: str,
+               user: str | None = None) -> None:
         from autograder.regrade.audit import now
 
         self._sql(f"INSERT INTO {EVENT_TABLE} (id, at, os_user, kind, assignment, student_id, detail, reason) "
                   "VALUES (:id, :at, :user, :kind, :a, :s, :detail, :reason)", id=uuid.uuid4().hex, at=now(),
-                  user=self.user[:128], kind=kind, a=assignment, s=student, detail=detail[:1024],
+                  user=(user or self.user)[:128], kind=kind, a=assignment, s=student, detail=detail[:1024],
                   reason=reason[:1024])
 
     def _sql(self, sql: str, **params: Any) -> Any:
@@ -263,6 +293,24 @@ class Exceptions:
         except Exception:
             self.gradebook.db.rollback()
             raise
+
+
+FORMGRADER_REASON = "a score given in the formgrader (it records no reason)"
+
+
+def instructor_scores(sql: Any, assignment: str | None = None) -> list[tuple[str, str, str, str, float, float]]:
+    """(assignment, student, notebook, cell, instructor's score, graders' score) of every autograded cell an
+    instructor scored by hand: nbgrader's manual score, which counts over the graders' everywhere, whether
+    `override` or the formgrader set it. A manual score of a cell only people grade is grading, not listed.
+    `sql(statement, **params)` runs a statement on the gradebook."""
+    where = " AND a.name = :a" if assignment else ""
+    return [tuple(row) for row in sql(
+        "SELECT a.name, sa.student_id, n.name, bc.name, g.manual_score, g.auto_score FROM grade g "
+        "JOIN base_cell bc ON g.cell_id = bc.id JOIN submitted_notebook sn ON g.notebook_id = sn.id "
+        "JOIN notebook n ON sn.notebook_id = n.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
+        "JOIN assignment a ON sa.assignment_id = a.id "
+        f"WHERE g.auto_score IS NOT NULL AND g.manual_score IS NOT NULL{where} ORDER BY 1, 2, 3, 4",
+        a=assignment).fetchall()]
 
 
 def _reason(reason: str) -> None:
@@ -285,7 +333,9 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
     except SettingsError as exc:
         raise DeadlineError(str(exc)) from None
     try:
-        yield Exceptions(gradebook, rules, settings.config)
+        exceptions = Exceptions(gradebook, rules, settings.config)
+        exceptions.adopt_formgrader_scores()
+        yield exceptions
     except BaseException:
         gradebook.db.rollback()
         raise

@@ -77,6 +77,18 @@ class GradebookWriter:
         finally:
             self._end_reading()
 
+    def deadline(self, assignment: str, student: str) -> Any:
+        """The student's `deadlines.student_deadline.StudentDeadline` as the gradebook holds it now (due date,
+        extension, label); None when the assignment has no due date."""
+        from autograder.deadlines.student_deadline import read_deadline
+
+        try:
+            return read_deadline(self.db.rows, assignment, student)
+        except self.db.errors as exc:
+            raise GradebookError(f"cannot read the gradebook: {database_error(exc)}") from None
+        finally:
+            self._end_reading()
+
     def source_notebooks(self, assignment: str) -> list[SourceNotebook]:
         # The same plain SQL the grade command uses before this writer exists.
         try:

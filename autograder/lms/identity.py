@@ -26,6 +26,9 @@ IDENTITY_TABLE = Table(
     Column("login_id", String(128)),
     Column("section", String(255)),
     Column("lti_user_id", String(255)),
+    # Set on a student's first LTI launch (lms/launch_identity.py): with lti_user_id, the launch's unique key.
+    Column("lti_issuer", String(255)),
+    Column("lti_deployment_id", String(255)),
 )
 EXTRA_FIELDS = ("sis_user_id", "login_id", "section", "lti_user_id")
 
@@ -60,7 +63,7 @@ PERSON_FIELDS = tuple(f.name for f in fields(Person))
 IDENTITY_FIELDS = ("student_id",) + PERSON_FIELDS[1:]
 
 
-def _our_tables(gradebook) -> None:
+def our_tables(gradebook) -> None:
     try:
         upgrade(gradebook.engine)
     except MigrationError as exc:
@@ -69,7 +72,7 @@ def _our_tables(gradebook) -> None:
 
 def load_people(gradebook) -> list[Person]:
     """Every student in the gradebook, ordered by last name, first name, id."""
-    _our_tables(gradebook)
+    our_tables(gradebook)
     extra = {
         row.student_id: row
         for row in gradebook.db.execute(select(IDENTITY_TABLE)).all()
@@ -96,7 +99,7 @@ def save_people(gradebook, people: list[Person]) -> tuple[int, int]:
     """
     from nbgrader.api import Student
 
-    _our_tables(gradebook)
+    our_tables(gradebook)
     session = gradebook.db
     created = updated = 0
     try:

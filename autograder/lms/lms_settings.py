@@ -27,9 +27,12 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "moodle": {"identifier": str, "items": dict},
     "blackboard": {"username": str, "columns": dict, "names": dict},
     "brightspace": {"key": str, "items": dict},
+    # auth_login_url, jwks_url, deployment_ids, context_id, resource_links: what a JupyterHub's LTI 1.3 login
+    # checks a launch against (autograder/hub/course_registration.py).
     "lti": {"issuer": str, "client_id": str, "deployment_id": str, "token_url": str, "audience": str,
             "lineitems_url": str, "private_key_env": str, "private_key_file": str, "user_id": str,
-            "assignments": dict},
+            "assignments": dict, "auth_login_url": str, "jwks_url": str, "deployment_ids": list,
+            "context_id": str, "resource_links": dict},
     "push": {"retries": int, "backoff_seconds": (int, float)},
 }
 SECRET_WORDS = ("token", "secret", "password", "private_key", "api_key")

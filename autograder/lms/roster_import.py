@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import LmsError
 from .identity import Person, load_people, save_people
+from .launch_identity import launched_students
 from .lms_settings import IDENTITY_CHOICES
 from .table import looks_like_formula
 
@@ -150,9 +151,31 @@ def parse(path: Path, fmt: str, canvas_id_from: str = "sis_login_id") -> list[Pe
     raise LmsError(f"unknown roster format {fmt!r} (canvas or plain)")
 
 
+def _as_launched(path: Path, people: list[Person], launched: dict[str, str]) -> list[Person]:
+    """A roster row of a student who already entered by an LTI launch (same LTI user id) updates that student,
+    under the name the launch gave them, rather than making a second student of the same person."""
+    resolved, rows = [], {}  # student id -> the roster's id that named them
+    bound = {student: lti_user for lti_user, student in launched.items()}
+    for person in people:
+        roster_id = person.id
+        student = launched.get(person.lti_user_id) if person.lti_user_id else None
+        if student is not None:
+            person = replace(person, id=student)
+        elif person.lti_user_id and person.id in bound:  # the key of their launches must not change under them
+            raise LmsError(f"{path}: {person.id!r} entered by an LTI launch as LTI user {bound[person.id]!r}; "
+                           f"the roster gives them {person.lti_user_id!r}")
+        if person.id in rows:
+            raise LmsError(f"{path}: the rows of {rows[person.id]!r} and {roster_id!r} are the same student "
+                           f"{person.id!r} (who entered by an LTI launch as LTI user {person.lti_user_id!r})")
+        rows[person.id] = roster_id
+        resolved.append(person)
+    return resolved
+
+
 def import_roster(gradebook, path: Path, fmt: str, canvas_id_from: str = "sis_login_id") -> ImportResult:
     """Create or update the roster's students in the gradebook; students not in the roster stay."""
     people = parse(path, fmt, canvas_id_from)
+    people = _as_launched(path, people, launched_students(gradebook))
     taken = {p.lms_user_id: p.id for p in load_people(gradebook) if p.lms_user_id}
     for person in people:
         holder = taken.get(person.lms_user_id)

@@ -28,16 +28,15 @@ def deadline_rows(gradebook: Any, assignment: str, records: list[Any], rules: La
     count them."""
     from sqlalchemy import inspect, text
 
-    from autograder.deadlines.exception_store import LABEL_TABLE, OVERRIDE_TABLE
+    from autograder.deadlines.exception_store import LABEL_TABLE, instructor_scores
 
     labels: dict[str, str] = {}
-    overrides: dict[str, list[str]] = {}
     if inspect(gradebook.db.get_bind()).has_table(LABEL_TABLE):  # our tables may not be made yet
         labels = dict(gradebook.db.execute(text(f"SELECT student_id, label FROM {LABEL_TABLE}")).fetchall())
-        for student, cell in gradebook.db.execute(text(
-                f"SELECT student_id, cell FROM {OVERRIDE_TABLE} WHERE assignment = :a ORDER BY cell"),
-                {"a": assignment}).fetchall():
-            overrides.setdefault(student, []).append(cell)
+    overrides: dict[str, list[str]] = {}  # by `override` or in the formgrader: nbgrader's manual scores
+    for _, student, _, cell, _, _ in instructor_scores(lambda sql, **params: gradebook.db.execute(text(sql), params),
+                                                       assignment):
+        overrides.setdefault(student, []).append(cell)
     rows = []
     for record in records:
         penalty = float(record.late_submission_penalty or 0.0)

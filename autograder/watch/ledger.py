@@ -36,6 +36,9 @@ class Record:
     # graded: the misconceptions the graders named, by grade cell (the class report counts every attempt's,
     # while autograded/ keeps only the one that counts)
     hints: dict[str, list[str]] = field(default_factory=dict)
+    # graded after the student's last late deadline, where the course makes such work practice: it has feedback,
+    # and never counts for the grade (`standing.counted` passes over it)
+    practice: bool = False
 
 
 def read_ledger(path: Path) -> dict[str, Record]:

@@ -2,17 +2,15 @@
 preprocessors, for one student, in this process) and the notices that stand in for it while a submission
 waits (over the attempts limit, or a fault on our side).
 
-Times: the page is made on the server, which does not know the student's time zone. Every time is written in
-UTC inside a `<time datetime=...>` element, and a few lines of script rewrite it as the reader's local time
-("14:05 on 26 Nov (your time; 13:05 UTC)") where scripts run. JupyterLab's HTML viewer runs none, so the UTC
-text is always a whole sentence on its own.
+Their lines are `autograder.page_markup`'s: safe HTML, with times the reader sees in their own zone.
 """
 
 import html
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from autograder.page_markup import LOCAL_TIMES, Markup
 
 
 class FeedbackError(Exception):
@@ -47,30 +45,6 @@ class FeedbackMaker:
         return pages
 
 
-class Markup(str):
-    """HTML that is already safe to put in a page (made here, never from a student's text)."""
-
-
-def markup(*parts: str) -> Markup:
-    """`parts` joined, each escaped unless it is `Markup` already."""
-    return Markup("".join(p if isinstance(p, Markup) else html.escape(p) for p in parts))
-
-
-def when(moment: datetime) -> Markup:
-    """A time (naive UTC) as the page shows it: UTC always, the reader's local time too where scripts run."""
-    return Markup(f'<time class="autograder-time" datetime="{moment:%Y-%m-%dT%H:%M}Z">{when_text(moment)}</time>')
-
-
-def when_text(moment: datetime) -> str:
-    """The same time in a log line."""
-    return f"{moment:%Y-%m-%d %H:%M} UTC"
-
-
-# Where scripts run (a plain browser, the formgrader), each time reads in the reader's zone, UTC beside it.
-LOCAL_TIMES = """<script>(() => { for (const t of document.querySelectorAll("time.autograder-time")) {
-  const d = new Date(t.getAttribute("datetime")); if (isNaN(d)) continue;
-  const local = d.toLocaleString([], {hour: "2-digit", minute: "2-digit", day: "numeric", month: "short"});
-  t.textContent = `${local} (your time; ${t.textContent})`; } })();</script>"""
 BANNER_CLASS = "autograder-attempt"
 BANNER = re.compile(rb'<div class="autograder-attempt"[^>]*>.*?</div><!-- /autograder-attempt -->', re.S)
 

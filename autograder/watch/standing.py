@@ -5,10 +5,10 @@ course's policy says: the latest, or the best)."""
 from dataclasses import dataclass
 from datetime import datetime
 
+from autograder.page_markup import Markup, markup, when
 from autograder.terminal import count
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
-from autograder.watch.pages import Markup, markup, when
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class Attempt:
     score: float
     max_score: float
     pages: tuple[str, ...] = ()  # its feedback pages' file names in the exchange's feedback/
+    practice: bool = False  # after the last late deadline: feedback only, never counted
 
 
 def attempts_of(records: list[Record]) -> list[Attempt]:
@@ -26,12 +27,14 @@ def attempts_of(records: list[Record]) -> list[Attempt]:
     (a student's submissions are graded in the order submitted)."""
     ordered = sorted(records, key=lambda r: (r.at, r.time))
     return [Attempt(n, datetime.fromisoformat(r.time), datetime.fromisoformat(r.at), r.score or 0.0,
-                    r.max_score or 0.0, tuple(r.feedback)) for n, r in enumerate(ordered, 1)]
+                    r.max_score or 0.0, tuple(r.feedback), r.practice) for n, r in enumerate(ordered, 1)]
 
 
 def counted(policy: Policy, attempts: list[Attempt]) -> Attempt | None:
     """The attempt the gradebook holds: the latest, or the best (a later one on a tie: the watcher keeps an
-    earlier best only when it scored more)."""
+    earlier best only when it scored more), of those that may count: a practice attempt never does. None when
+    none may (the gradebook then holds a practice attempt, whose score counts 0)."""
+    attempts = [a for a in attempts if not a.practice]
     if not attempts:
         return None
     if policy.counts == "best":
@@ -69,6 +72,8 @@ def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list
         else:
             first = markup(f"{which}: none left; your next graded attempt is possible at ", when(slot), ".")
     best = counted(policy, attempts)
+    if this.practice:
+        return [first, practice_line(best)]
     if best is this:
         second = ("This attempt counts for your grade"
                   + (": your best so far" if policy.counts == "best" and len(attempts) > 1 else "")
@@ -77,6 +82,16 @@ def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list
         second = (f"Your best attempt (attempt {best.number}, {_points(best)}) counts for your grade, not this one "
                   f"({_points(this)}): {_rule(policy)}.")
     return [first, markup(second)]
+
+
+def practice_line(counting: Attempt | None) -> Markup:
+    """What a practice attempt's banner says of it, and of the attempt that counts instead."""
+    why = ("Practice: this attempt arrived after your last late deadline (the course's late rules), so it is "
+           "graded for your feedback, but its score does not count for your grade. ")
+    if counting is None:
+        return markup(why + "None of your attempts arrived before that deadline, so none counts.")
+    return markup(why + f"Your attempt {counting.number} (submitted ", when(counting.submitted),
+                  f", {_points(counting)}) still counts.")
 
 
 def superseded_lines(policy: Policy, attempt: Attempt) -> list[Markup]:

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from autograder.grading.model import SourceNotebook
+from autograder.page_markup import markup, when, when_text
 from autograder.terminal import visible
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import Entry, Exchange, Uncollectable
 from autograder.watch.ledger import Ledger, Record, utcnow
-from autograder.watch.pages import markup, notice, when, when_text
+from autograder.watch.pages import notice
 from autograder.watch.standing import attempts_of, waiting_lines
 
 # A fault on our side (the sandbox did not start, a worker died, the gradebook was locked) is retried
@@ -81,6 +82,20 @@ class Ungraded:
                 markup(f"Your submission of {entry.assignment} at ", when(entry.time), " was not graded: "
                        f"{why.removeprefix(entry.name).lstrip(': ')}."),
                 markup("It does not count as an attempt: submit again with nbgrader (or the Assignments tab).")]))
+        except (Uncollectable, OSError):
+            pass  # no usable secret: nowhere to put a page the student could fetch
+
+    def not_accepted(self, entry: Entry) -> None:
+        """Work that arrived after the student's last late deadline, where the course accepts none: refused
+        before it is graded, and the student told in plain words; the gradebook keeps what counted before."""
+        why = "it arrived after your last late deadline, and the course accepts no work after that"
+        self.refuse(entry.name, f"not accepted: arrived after the last late deadline ({entry.time:%Y-%m-%d %H:%M} UTC)")
+        try:
+            self.tell(entry, self.exchange.secret(entry), notice("Submission not accepted", [
+                markup(f"Your submission of {entry.assignment} at ", when(entry.time), f" was not accepted: {why} "
+                       "(the course's late rules, with any extension you were given)."),
+                markup("It is not graded and does not change your grade. If you think this is wrong, ask your "
+                       "instructor.")]))
         except (Uncollectable, OSError):
             pass  # no usable secret: nowhere to put a page the student could fetch
 

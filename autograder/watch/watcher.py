@@ -28,6 +28,8 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
+from autograder.deadlines import schedule as late_rules
+from autograder.deadlines.schedule import DeadlineError
 from autograder.graders.exercise import points_total
 from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
@@ -37,12 +39,13 @@ from autograder.grading.prepare import AssemblyError, Prepared, prepare, unreada
 from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
 from autograder.grading.writer import GradebookWriter
+from autograder.page_markup import markup, when
 from autograder.terminal import visible
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
 from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
-from autograder.watch.pages import FeedbackError, FeedbackMaker, markup, notice, when, with_banner
+from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, with_banner
 from autograder.watch.standing import Attempt, attempts_of, counted, graded_lines, superseded_lines
 from autograder.watch.ungraded import Ungraded
 from autograder.watch.watch_status import WRITE_SECONDS, InHand, WatchStatus
@@ -68,6 +71,7 @@ class InFlight:
     prepared: Prepared
     started: float  # time.monotonic() when it was collected
     tries: int = 0
+    practice: bool = False  # after the student's last late deadline: feedback only (`Watcher.late_outcome`)
 
 
 class Watcher:
@@ -159,6 +163,15 @@ class Watcher:
         """Collect `entry` and hand it to a worker; 1 if it is now in a worker's hands, else 0 (refused, or
         unreadable and released at once)."""
         assignment, started = entry.assignment, time.monotonic()
+        try:
+            late = self.late_outcome(entry)
+        except (GradebookError, DeadlineError) as exc:
+            self.ungraded.fail(entry, str(exc))
+            return 0
+        if late is late_rules.Outcome.NOT_ACCEPTED:
+            self.ungraded.not_accepted(entry)
+            return 0
+        practice = late is late_rules.Outcome.PRACTICE
         dest = self.settings.path("submitted", entry.student, assignment)
         try:
             got = self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))
@@ -167,18 +180,33 @@ class Watcher:
             self.ungraded.refuse(entry.name, why)
             self.ungraded.tell_refused(entry, why)
             return 0
-        if self.policy.counts == "best":
+        if self.keeps_attempts(assignment):
             self.keep_attempt(entry.name, entry.student, assignment)
         graded = self.graded(entry, got)
         if graded is not None:  # graded already by a watcher that stopped before it released the feedback
-            self.release(entry, got, graded, time.monotonic() - started)
+            self.release(entry, got, graded, time.monotonic() - started, practice)
             return 0
         try:
             prepared = self.prepared(entry.student, assignment)
         except AssemblyError as exc:  # the instructor's notebook, not the student's: no attempt, tried again later
             self.ungraded.fail(entry, f"the grader could not assemble this submission: {exc}")
             return 0
-        return self.submit(InFlight(entry, got, prepared, started))
+        return self.submit(InFlight(entry, got, prepared, started, practice=practice))
+
+    def late_outcome(self, entry: Entry) -> "late_rules.Outcome | None":
+        """Where `entry` falls by the course's late rules and the student's own due date, extension and label,
+        from the time the exchange gave it; None when the assignment has no due date."""
+        deadline = self.writer.deadline(entry.assignment, entry.student)
+        if deadline is None:
+            return None
+        return deadline.credit(self.settings.late_rules, entry.assignment, late_rules.as_utc(entry.time)).outcome
+
+    def keeps_attempts(self, assignment: str) -> bool:
+        """Whether each collected attempt is kept, to be graded again into the gradebook when a later one must
+        not take its place there: a better one (`counts = "best"`), or any one that counts, when the assignment
+        turns late work into practice."""
+        after = self.settings.late_rules.schedule(assignment).after_last
+        return self.policy.counts == "best" or after is late_rules.Outcome.PRACTICE
 
     def prepared(self, student: str, assignment: str) -> Prepared:
         """The job for the student's collected folder; `AssemblyError` is the instructor's notebook's fault."""
@@ -244,27 +272,32 @@ class Watcher:
             if flight.got is not None:
                 self.ungraded.fail(entry, str(exc))
             return
-        if flight.got is None:  # a best attempt graded again: the gradebook holds it now
-            self.log(visible(f"best attempt kept for {entry.student} {assignment} (submitted {entry.time})"))
+        if flight.got is None:  # an attempt that counts, graded again: the gradebook holds it now
+            self.log(visible(f"counted attempt kept for {entry.student} {assignment} (submitted {entry.time})"))
             return
         graded = self.graded(entry, flight.got)
         if graded is None:
             self.ungraded.fail(entry, "not graded (a fault on the grader's side)")
             return
-        self.release(entry, flight.got, graded, time.monotonic() - flight.started)
-        if self.policy.counts == "best":
-            best = self.best_before(entry)
-            if best is not None and (best.score or 0) > graded.score:
-                self.restore(assignment, best)
+        self.release(entry, flight.got, graded, time.monotonic() - flight.started, flight.practice)
+        earlier = self.counting_before(entry)
+        if earlier is not None and (flight.practice or (
+                self.policy.counts == "best" and (earlier.score or 0) > graded.score)):
+            self.restore(assignment, earlier)
 
-    def best_before(self, entry: Entry) -> Record | None:
-        earlier = [r for r in self.ledger.graded(entry.student, entry.assignment) if r.name != entry.name]
-        return max(earlier, key=lambda r: (r.score or 0, r.time), default=None)
+    def counting_before(self, entry: Entry) -> Record | None:
+        """The attempt before `entry` that counts by the course's policy (the latest or the best), practice
+        attempts passed over."""
+        earlier = [r for r in self.ledger.graded(entry.student, entry.assignment)
+                   if r.name != entry.name and not r.practice]
+        if self.policy.counts == "best":
+            return max(earlier, key=lambda r: (r.score or 0, r.time), default=None)
+        return max(earlier, key=lambda r: (r.at, r.time), default=None)
 
     def restore(self, assignment: str, best: Record) -> None:
-        """`counts = "best"`: grade the student's best attempt again, from the copy kept when it was collected,
-        so that the gradebook (and what is exported and pushed from it) holds that one. Its feedback is not
-        released again: the student has it."""
+        """Grade the attempt that counts again, from the copy kept when it was collected, so that the gradebook
+        (and what is exported and pushed from it) holds that one, not the attempt just graded: a worse one when
+        the best counts, or a practice one. Its feedback is not released again: the student has it."""
         from autograder.grading.autograded import swap_in
 
         kept = self.attempts_folder(best.name, best.student, assignment)
@@ -300,7 +333,7 @@ class Watcher:
         return Graded(points_total(c["score"] for c in cells), points_total(c["max_score"] for c in cells))
 
     # what becomes of a submission -----------------------------------------------------------------
-    def release(self, entry: Entry, got: Collected, graded: Graded, seconds: float) -> None:
+    def release(self, entry: Entry, got: Collected, graded: Graded, seconds: float, practice: bool) -> None:
         notebooks = [source.name for source in self.sources[entry.assignment]]
         earlier = attempts_of(self.ledger.graded(entry.student, entry.assignment))
         attempt = len(earlier) + 1
@@ -318,7 +351,7 @@ class Watcher:
             pages = self.pages.generate(entry.assignment, entry.student, readable) if readable else {}
             # The attempt's time is when it was released: what the window counts, and what the banner says.
             now = utcnow()
-            attempts = [*earlier, Attempt(attempt, entry.time, now, graded.score, graded.max_score)]
+            attempts = [*earlier, Attempt(attempt, entry.time, now, graded.score, graded.max_score, practice=practice)]
             note = graded_lines(self.policy, attempts, now)
             names = []
             for notebook in notebooks:
@@ -335,7 +368,7 @@ class Watcher:
         self.ledger.write(Record(entry.name, "graded", now.isoformat(), entry.student, entry.assignment,
                                  entry.time.isoformat(), graded.score, graded.max_score, feedback=names,
                                  hints={c.grade_id: list(c.exercise.hints) for c in result.cells
-                                        if c.exercise and c.exercise.hints}))
+                                        if c.exercise and c.exercise.hints}, practice=practice))
         self.ungraded.graded(entry.name)
         self.tell_superseded(earlier, attempts)
         # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
@@ -343,7 +376,8 @@ class Watcher:
         extra = f"; {entry.time_note}" if entry.time_note else ""
         left = f"; left out: {'; '.join(got.left_out)[:200]}" if got.left_out else ""
         self.log(visible(f"graded {entry.student} {entry.assignment} (submitted {entry.time:%Y-%m-%d %H:%M:%S} "
-                         f"UTC, attempt {attempt}): {graded.score:g}/{graded.max_score:g}, feedback released "
+                         f"UTC, attempt {attempt}{', practice' if practice else ''}): "
+                         f"{graded.score:g}/{graded.max_score:g}, feedback released "
                          f"{seconds:.2f} s after it was collected, {waited:.1f} s after it was submitted{extra}{left}"))
 
     def tell_superseded(self, earlier: list[Attempt], attempts: list[Attempt]) -> None:

@@ -1,6 +1,6 @@
 """`autograder push --to lti` end to end: pylti1p3 (the tool) against lti1p3platform (the platform) on loopback.
 
-The platform is the real `lti1p3platform` library, wrapped by `tests/lms/lti_platform.py` with the
+The platform is the real `lti1p3platform` library, wrapped by `autograder/demo_lms/lti_platform.py` with the
 checks it lacks (assertion audience, single-use jti, expiry, media types, score schema and enums).
 """
 
@@ -17,9 +17,9 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from autograder.demo_lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
 from autograder.lms.lti import jwks
 from tests.lms.conftest import HSA, Course, dry_run, run_cli
-from tests.lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
 from tests.lms.test_lms_student_text import (
     add_hostile_students,
     assert_comments_hold_no_student_text,

@@ -2,6 +2,8 @@
 (`autograder.deadlines.rules`): boundaries to the second, windows across DST changes given in explicit zones,
 leap days, extensions and labels, and every bad input refused in one line."""
 
+import html
+import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -154,7 +156,10 @@ def test_an_assignment_overrides_the_course_schedule_keeping_what_it_does_not_se
 def test_the_feedback_line_says_the_deadline_for_the_student_and_the_credit_and_why():
     from autograder.deadlines.rules import LateRules
     from autograder.deadlines.student_deadline import StudentDeadline
-    from autograder.deadlines.student_line import deadline_line
+    from autograder.deadlines.student_line import deadline_line as line
+
+    def deadline_line(*args):  # the words a reader sees where no script runs: each time's UTC text
+        return html.unescape(re.sub(r"<[^>]+>", "", line(*args)))
 
     rules = LateRules(SCHEDULE, labels={"extra-time": Label("extra-time", timedelta(days=1), 1.5)})
     extended = StudentDeadline(DUE, timedelta(days=3), None)
@@ -171,3 +176,5 @@ def test_the_feedback_line_says_the_deadline_for_the_student_and_the_credit_and_
     assert deadline_line(plain, late, plain.credit(rules, "hw", late)).endswith(
         "9d late: after the last late deadline, so this is practice: graded, but the score does not count.")
     assert deadline_line(plain, None, None) == "Due for you: 2026-03-02 23:59:00 UTC."
+    # Each time is one the page's script shows in the reader's zone, to the second.
+    assert '<time class="autograder-time" datetime="2026-03-02T23:59:00Z">' in line(plain, None, None)

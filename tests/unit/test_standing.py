@@ -3,9 +3,10 @@
 import re
 from datetime import datetime, timedelta
 
+from autograder.page_markup import markup, when
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
-from autograder.watch.pages import markup, notice, when, with_banner
+from autograder.watch.pages import notice, with_banner
 from autograder.watch.standing import attempts_of, counted, graded_lines, superseded_lines, waiting_lines
 
 T0 = datetime(2026, 11, 26, 12, 0)
@@ -63,7 +64,7 @@ def test_a_waiting_submission_says_none_left_until_and_what_counts_meanwhile():
 
 
 def test_times_are_utc_text_in_a_time_element_and_student_text_is_escaped():
-    assert when(T0) == '<time class="autograder-time" datetime="2026-11-26T12:00Z">2026-11-26 12:00 UTC</time>'
+    assert when(T0) == '<time class="autograder-time" datetime="2026-11-26T12:00:00Z">2026-11-26 12:00 UTC</time>'
     line = markup("<b>folder</b> at ", when(T0))
     assert line.startswith("&lt;b&gt;folder&lt;/b&gt; at <time ")
     page = notice("Submission not graded", [line]).decode()

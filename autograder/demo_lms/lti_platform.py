@@ -32,7 +32,7 @@ from lti1p3platform.response import Response, generate_next_link
 from lti1p3platform.score import ActivityProgress, GradeProgress, UpdateScoreStatus
 from lti1p3platform.service_connector import AssignmentsGradesService, TPage
 
-from tests.lms.loopback_server import LoopbackServer
+from .loopback_server import LoopbackServer
 
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"

@@ -1,0 +1,249 @@
+"""The demo LMS: a real LTI 1.3 platform on loopback with a demo course, for `autograder hub --demo-lms` and the
+tests. It is the strict harness (lti_platform.py: lti1p3platform's token endpoint and Assignment and Grade
+Services) plus what a student's click in an LMS does:
+
+  GET /                 the demo course: each assignment as LTI links, one per person (an instructor, three students)
+  GET /launch           a link's click: the OIDC login initiation, sent to the tool's login URL
+  GET|POST /authorize   the platform's OIDC authorization endpoint: checks the tool's authentication request and
+                        answers a page that posts the signed id_token (an LtiResourceLinkRequest, made and signed by
+                        lti1p3platform's message launch) to the tool's redirect URI
+  GET /jwks             the platform's public keys
+  GET /gradebook        the scores the tool sent through AGS
+
+lti1p3platform checks of the authentication request only that it has a nonce, a state, a redirect URI and the
+client id; this platform also refuses a redirect URI that is not the registered one, the wrong response type,
+scope, response mode or prompt, and a login hint or message hint it did not issue (the message hint is signed
+with a key of this process: a link cannot be edited into another person's launch). A refusal is answered 400 and
+recorded in `violations`, as the harness does for AGS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import tomllib
+import typing as t
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from lti1p3platform.message_launch import MessageLaunchAbstract
+
+from autograder.lms.errors import LmsError
+from autograder.lms.lms_settings import FILENAME
+
+from .demo_pages import course_page, gradebook_page, launch_form_page, refusal_page
+from .lti_platform import LoopbackPlatform, PlainRequest, Platform
+
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+INSTRUCTOR = f"{MEMBERSHIP}#Instructor"
+LEARNER = f"{MEMBERSHIP}#Learner"
+COURSE_OFFERING = "http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+AGS_SCOPES = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+              "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+              "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"]
+DEPLOYMENT_ID = "demo-deployment-1"  # one deployment for the whole demo account, as Canvas registers tools
+CLIENT_ID = "autograder-hub"
+
+
+@dataclass(frozen=True)
+class DemoPerson:
+    sub: str  # the platform's opaque, stable user id
+    given_name: str
+    family_name: str
+    email: str
+    role: str  # a context role URI
+
+    @property
+    def name(self) -> str:
+        return f"{self.given_name} {self.family_name}"
+
+    @property
+    def role_name(self) -> str:
+        return "instructor" if self.role == INSTRUCTOR else "student"
+
+
+@dataclass(frozen=True)
+class DemoCourse:
+    context_id: str
+    title: str
+    label: str
+    people: tuple[DemoPerson, ...]
+
+    def person(self, sub: str) -> DemoPerson | None:
+        return next((p for p in self.people if p.sub == sub), None)
+
+
+DEMO_COURSE = DemoCourse("demo-rnn-101", "RNN hidden state (demo course)", "RNN101", (
+    DemoPerson("demo-user-0001", "Grace", "Hopper", "grace.hopper@demo.invalid", INSTRUCTOR),
+    DemoPerson("demo-user-0002", "Ada", "Lovelace", "ada.lovelace@demo.invalid", LEARNER),
+    DemoPerson("demo-user-0003", "Alan", "Turing", "alan.turing@demo.invalid", LEARNER),
+    DemoPerson("demo-user-0004", "Émilie", "du Châtelet", "emilie.du-chatelet@demo.invalid", LEARNER),
+))
+# Another course of the same account (and so the same deployment), whose people must be no one in the demo course.
+OTHER_COURSE = DemoCourse("demo-other-202", "Another course of the account", "OTHER202", (
+    DemoPerson("demo-user-0101", "Barbara", "Liskov", "barbara.liskov@demo.invalid", INSTRUCTOR),
+))
+
+
+class DemoLaunch(MessageLaunchAbstract):
+    """lti1p3platform's resource link launch; the form is rendered by demo_pages."""
+
+    def render_launch_form(self, launch_data: dict[str, t.Any], **kwargs: t.Any) -> dict[str, t.Any]:
+        return launch_data
+
+
+def new_key_pair() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return private, public
+
+
+class DemoLms(LoopbackPlatform):
+    """The demo platform with its courses, the tool registered at `hub_url` (JupyterHub's `/hub/` URL)."""
+
+    def __init__(self, hub_url: str, assignments: t.Sequence[str],
+                 courses: tuple[DemoCourse, ...] = (DEMO_COURSE, OTHER_COURSE),
+                 tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID) -> None:
+        private, public = new_key_pair()
+        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id)
+        self.hub_url = hub_url.rstrip("/") + "/"
+        self.assignments = tuple(assignments)
+        self.courses = {c.context_id: c for c in courses}
+        self.hint_key = secrets.token_bytes(32)
+        self.issuer = self.base  # the platform's issuer is its own URL, as an LMS's is
+        (self.registration.set_iss(self.issuer).set_deployment_id(DEPLOYMENT_ID)
+         .set_launch_url(self.hub_url).set_oidc_login_url(self.login_initiation_url))
+
+    # ---- what the tool registers ------------------------------------------------------------------------
+
+    @property
+    def login_initiation_url(self) -> str:
+        return f"{self.hub_url}lti13/oauth_login"
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"{self.hub_url}lti13/oauth_callback"
+
+    @property
+    def course(self) -> DemoCourse:
+        return next(iter(self.courses.values()))
+
+    def lti_section(self, course: DemoCourse | None = None) -> dict[str, t.Any]:
+        """The course's `[lti]` settings for lms.toml: what an instructor copies from an LMS's registration."""
+        course = course or self.course
+        return {"issuer": self.issuer, "client_id": self.client_id, "auth_login_url": f"{self.base}/authorize",
+                "jwks_url": f"{self.base}/jwks", "deployment_ids": [DEPLOYMENT_ID], "context_id": course.context_id,
+                "token_url": self.token_url, "lineitems_url": f"{self.base}/lineitems"}
+
+    def lti_toml(self, course: DemoCourse | None = None) -> str:
+        """`lti_section` as the `[lti]` table of an lms.toml (JSON strings and arrays are TOML's too)."""
+        lines = [f"{key} = {json.dumps(value)}" for key, value in self.lti_section(course).items()]
+        return "[lti]\n" + "\n".join(lines) + "\n"
+
+    def register_course(self, course_folder: Path) -> Path:
+        """Write the demo course's `[lti]` into the course's lms.toml (made if missing); a course whose lms.toml
+        already has an `[lti]` section is another platform's and is left alone (an LmsError)."""
+        path = course_folder / FILENAME
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if "lti" in tomllib.loads(text):
+            raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(), encoding="utf-8")
+        return path
+
+    def launch_link(self, person: DemoPerson, assignment: str, course: DemoCourse | None = None) -> str:
+        course = course or self.course
+        return f"{self.base}/launch?" + urlencode({"course": course.context_id, "user": person.sub,
+                                                   "assignment": assignment})
+
+    # ---- HTTP ---------------------------------------------------------------------------------------------
+
+    def _route(self, handler, method: str, path: str, query: dict[str, str], raw: str) -> None:
+        if path == "/" and method == "GET":
+            return self._page(handler, 200, course_page(self))
+        if path == "/gradebook" and method == "GET":
+            return self._page(handler, 200, gradebook_page(self))
+        if path == "/jwks" and method == "GET":
+            return self._send(handler, 200, {"keys": self.registration.get_jwks()})
+        if path == "/launch" and method == "GET":
+            return self._initiate(handler, query)
+        if path == "/authorize" and method in ("GET", "POST"):
+            form = query if method == "GET" else dict(parse_qsl(raw))
+            return self._authorize(handler, form)
+        return super()._route(handler, method, path, query, raw)
+
+    def _page(self, handler, status: int, page: str, headers: dict[str, str] | None = None) -> None:
+        self._send(handler, status, page.encode(), "text/html; charset=utf-8", headers)
+
+    def _refuse_page(self, handler, message: str) -> None:
+        self.violations.append(message)
+        self._page(handler, 400, refusal_page(message))
+
+    def _hint(self, context_id: str, sub: str, assignment: str) -> str:
+        body = json.dumps([context_id, sub, assignment])
+        mac = hmac.new(self.hint_key, body.encode(), hashlib.sha256).hexdigest()
+        return f"{body}.{mac}"
+
+    def _read_hint(self, hint: str) -> tuple[str, str, str] | None:
+        body, _, mac = hint.rpartition(".")
+        expected = hmac.new(self.hint_key, body.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected.encode(), mac.encode()):  # bytes: a hostile hint may be any text
+            return None
+        context_id, sub, assignment = json.loads(body)
+        return context_id, sub, assignment
+
+    def _initiate(self, handler, query: dict[str, str]) -> None:
+        """A link clicked: third-party initiated login (LTI 1.3 §5.1.1), by redirect to the tool."""
+        course = self.courses.get(query.get("course", ""))
+        person = course.person(query.get("user", "")) if course else None
+        assignment = query.get("assignment", "")
+        if person is None or assignment not in self.assignments:
+            return self._refuse_page(handler, "no such course, person or assignment")
+        params = {"iss": self.issuer, "login_hint": person.sub, "target_link_uri": self.hub_url,
+                  "lti_message_hint": self._hint(course.context_id, person.sub, assignment),
+                  "client_id": self.client_id, "lti_deployment_id": DEPLOYMENT_ID}
+        self._send(handler, 302, b"", "text/plain", {"Location": f"{self.login_initiation_url}?{urlencode(params)}"})
+
+    def _authorize(self, handler, form: dict[str, str]) -> None:
+        """The tool's authentication request (IMS Security Framework §5.1.1.2), answered with a signed launch."""
+        expected = {"response_type": "id_token", "scope": "openid", "response_mode": "form_post",
+                    "prompt": "none", "client_id": self.client_id, "redirect_uri": self.redirect_uri}
+        for key, value in expected.items():
+            if form.get(key) != value:
+                return self._refuse_page(handler, f"authentication request with {key} {form.get(key)!r}, "
+                                                  f"expected {value!r}")
+        if not form.get("nonce") or not form.get("state"):
+            return self._refuse_page(handler, "authentication request without a nonce or a state")
+        hint = self._read_hint(form.get("lti_message_hint", ""))
+        if hint is None or hint[1] != form.get("login_hint"):
+            return self._refuse_page(handler, "authentication request with a login or message hint this "
+                                              "platform did not issue")
+        context_id, sub, assignment = hint
+        course = self.courses[context_id]
+        person = course.person(sub)
+        launch = DemoLaunch(PlainRequest({"method": "POST", "form_data": form, "get_data": {}, "headers": {},
+                                          "content_type": "", "path": "/authorize", "json": None}),
+                            Platform(registration=self.registration))
+        launch.set_user_data(person.sub, [person.role], full_name=person.name, email_address=person.email)
+        launch.set_resource_link_claim(f"{context_id}-{assignment}", title=assignment)
+        launch.set_launch_context_claim(context_id, [COURSE_OFFERING], course.title, course.label)
+        launch.set_custom_parameters_claim({"assignment": assignment})
+        launch.set_extra_claims({"given_name": person.given_name, "family_name": person.family_name,
+                                 AGS_CLAIM: {"scope": AGS_SCOPES, "lineitems": f"{self.base}/lineitems"}})
+        data = launch.lti_launch()
+        self._page(handler, 200, launch_form_page(data["launch_url"], data["id_token"], data["state"]))
+
+    def person_named(self, sub: str) -> str:
+        for course in self.courses.values():
+            person = course.person(sub)
+            if person is not None:
+                return person.name
+        return sub

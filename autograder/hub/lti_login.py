@@ -1,0 +1,259 @@
+"""JupyterHub's LTI 1.3 login for the courses of this framework: `CourseLtiAuthenticator`.
+
+It extends jupyterhub-ltiauthenticator's `LTI13Authenticator`, which runs the OIDC flow (login initiation, state
+and nonce cookies, the id_token's signature from the platform's JWKS, issuer, audience, expiry, age and required
+claims), with what a course needs and the library leaves out:
+  - the state and nonce cookies reach the hub with the platform's cross-site form post (SameSite=None over HTTPS);
+  - the registration comes from each course's `lms.toml` `[lti]` (course_registration.py);
+  - a nonce and a state are used once: the library compares them with its cookies, so the same form posted again
+    with the same cookies would log in again (a replayed launch); here each is remembered until its token would be
+    too old anyway (the library's `max_age`, plus its leeway);
+  - the deployment id must be one the course registered (the library only wants the claim present);
+  - the launch's LMS course (`context_id`) picks the course, and a role in *that* course (Learner -> the course's
+    student group, Instructor or TA -> its instructor group) is the only role given: an Instructor of another
+    course under the same account-wide deployment is no one here;
+  - the user name is the student's one safe name (lms/launch_identity.py), also their OS user and nbgrader id;
+  - after login, the browser goes to the assignment the link names (`/hub/user-redirect/lab/tree/<assignment>`).
+
+Every refusal is a plain page saying why, with its status, and one log line `LTI launch refused: ...`.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jwt
+from jupyterhub.utils import url_path_join
+from ltiauthenticator.lti13.auth import LTI13Authenticator
+from ltiauthenticator.lti13.error import ValidationError
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
+from ltiauthenticator.lti13.validator import LTI13LaunchValidator
+from tornado.web import HTTPError
+from traitlets import List, Unicode, default
+
+from autograder.lms.errors import LmsError
+from autograder.lms.gradebook import open_gradebook
+from autograder.lms.launch_identity import (
+    LaunchedPerson,
+    LaunchKey,
+    LaunchRefused,
+    launched_student,
+    name_for_launch,
+    names_in,
+)
+
+from .course_registration import CourseRegistration, read_registrations
+from .groups import instructor_group, student_group
+from .launch_claims import (
+    DEPLOYMENT,
+    MESSAGE_TYPE,
+    Role,
+    assignment_of,
+    context_id,
+    role_in_course,
+    text_claim,
+)
+
+
+class Refusal(Exception):
+    """A launch refused: `reason` is shown to the person and logged."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class UsedOnce:
+    """Values (nonces, states) seen in accepted tokens, each kept until `ttl` seconds after it was first seen."""
+
+    ttl: float
+    seen: dict[str, float] = field(default_factory=dict)
+
+    def first_use(self, value: str, now: float | None = None) -> bool:
+        now = time.time() if now is None else now
+        self.seen = {v: until for v, until in self.seen.items() if until > now}
+        if value in self.seen:
+            return False
+        self.seen[value] = now + self.ttl
+        return True
+
+
+REFUSED_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Launch refused</title></head>
+<body>
+<main>
+<h1>Launch refused</h1>
+<p>{reason}</p>
+<p>Open the course again from your learning platform. If this page comes back, show it to your instructor.</p>
+</main>
+</body>
+</html>
+"""
+
+
+class CourseLtiLoginHandler(LTI13LoginInitHandler):
+    """The library's login initiation, with its state and nonce cookies sent back on the platform's cross-site
+    form post. The library sets them without a SameSite attribute, which browsers take as Lax: not sent with a
+    POST from another site, such as the launch from a hosted LMS (instructure.com) to the hub (uni.edu), which
+    the hub would then refuse as a login without its state. SameSite=None requires Secure, so it is set when
+    the hub is served over HTTPS; over plain HTTP (the loopback demo, where the LMS is the same site) the
+    library's cookies are left as they are."""
+
+    def _set_oauth_cookie(self, key: str, value: Any) -> None:
+        public_url = self.settings.get("public_url")
+        https = (public_url.scheme if public_url else self.request.protocol) == "https"
+        extra = {"samesite": "None", "secure": True} if https else {}
+        self._set_cookie(key, value, expires_days=1, httponly=True, encrypted=True, **extra)
+
+
+class CourseLtiCallbackHandler(LTI13CallbackHandler):
+    """The library's launch handler, with the checks it lacks and a plain page for every refusal."""
+
+    assignment: str | None = None  # the one the launch opens, set by CourseLtiAuthenticator.authenticate
+    _claims: dict[str, Any] | None = None  # the id_token's, once verified
+
+    async def post(self) -> None:
+        authenticator: CourseLtiAuthenticator = self.authenticator
+        try:
+            try:
+                id_token = self.decode_and_validate_launch_request()
+            except ValidationError as exc:  # the library's: signature, issuer, audience, expiry, claims
+                raise Refusal(401 if "audience" in str(exc).lower() or "azp" in str(exc) else 400,
+                              f"the launch is not valid: {exc}") from None
+            except HTTPError as exc:  # the library's: state or nonce against its cookies
+                raise Refusal(exc.status_code, f"the launch does not match its login: {exc.log_message}") from None
+            self._claims = id_token
+            if not authenticator.nonces.first_use(str(id_token.get("nonce"))):
+                raise Refusal(400, "this launch was already used (its nonce was seen before)")
+            if not authenticator.states.first_use(self.get_argument("state")):
+                raise Refusal(400, "this launch was already used (its state was seen before)")
+            user = await self.login_user(id_token)
+        except Refusal as exc:
+            self._refuse(exc)
+            return
+        if user is None:  # JupyterHub's own refusals (blocked users) after ours
+            self._refuse(Refusal(403, "this hub does not let this user in"))
+            return
+        self.redirect(self.get_next_url(user))
+
+    def get_next_url(self, user: Any = None) -> str:
+        if self.assignment:
+            return url_path_join(self.hub.base_url, "user-redirect", "lab", "tree", quote(self.assignment))
+        return super().get_next_url(user)
+
+    def _refuse(self, refusal: Refusal) -> None:
+        claims, verified = self._claims, "verified"
+        if claims is None:  # the token was refused: what it claims, for the log only, marked as unverified
+            verified = "unverified"
+            try:
+                claims = jwt.decode(self.get_argument("id_token", ""), options={"verify_signature": False})
+            except jwt.PyJWTError:
+                claims = {}
+        claims = claims if isinstance(claims, dict) else {}
+        self.log.warning("LTI launch refused: %s (status %d; %s claims iss=%r sub=%r context=%r deployment=%r)",
+                         refusal.reason, refusal.status, verified, text_claim(claims, "iss")[:200],
+                         text_claim(claims, "sub")[:200], context_id(claims)[:200],
+                         text_claim(claims, DEPLOYMENT)[:200])
+        self.clear_login_cookie()
+        self.set_status(refusal.status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(REFUSED_PAGE.format(reason=html.escape(refusal.reason[:500])))
+
+
+class CourseLtiAuthenticator(LTI13Authenticator):
+    """LTI 1.3 login into the courses named by `courses` (their folders, each with `lms.toml` `[lti]`)."""
+
+    login_handler = CourseLtiLoginHandler
+    callback_handler = CourseLtiCallbackHandler
+
+    courses = List(Unicode(), config=True,
+                   help="The course folders this hub's LTI login serves; each one's lms.toml [lti] registers it.")
+
+    @default("allow_all")
+    def _allow_all(self) -> bool:
+        return True  # no one passes authenticate() without a role in a registered course
+
+    @default("manage_groups")
+    def _manage_groups(self) -> bool:
+        return True  # roles travel as groups (groups.py)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        try:
+            self.registrations: dict[str, CourseRegistration] = read_registrations([Path(c) for c in self.courses])
+        except LmsError as exc:
+            raise SystemExit(f"CourseLtiAuthenticator: {exc}") from None
+        platform = next(iter(self.registrations.values())).platform
+        self.issuer = platform.issuer
+        self.client_id = {platform.client_id}
+        self.authorize_url = platform.auth_login_url
+        self.jwks_endpoint = platform.jwks_url
+        validator = LTI13LaunchValidator(parent=self)  # the library's age limit and leeway, as configured
+        ttl = validator.max_age + 2 * validator.time_leeway + 60
+        self.nonces = UsedOnce(ttl)
+        self.states = UsedOnce(ttl)
+        # The gradebook is read and written in the event loop, one launch after another: a first launch picks a
+        # name no one has, which two launches at once in threads could both pick. Importing nbgrader's API
+        # (seconds) at start-up keeps that cost out of the first student's launch.
+        import nbgrader.api  # noqa: F401
+
+    async def authenticate(self, handler: Any, data: dict[str, Any] | None = None) -> dict[str, Any]:
+        claims = data or {}
+        if text_claim(claims, MESSAGE_TYPE) != "LtiResourceLinkRequest":
+            raise Refusal(400, "this hub takes resource link launches only")
+        course = self.registrations.get(context_id(claims))
+        if course is None:
+            raise Refusal(403, "the launch comes from an LMS course that is not one of this hub's courses")
+        deployment = text_claim(claims, DEPLOYMENT)
+        if deployment not in course.deployment_ids:
+            raise Refusal(403, "the launch's deployment id is not one this course registered")
+        sub = text_claim(claims, "sub")
+        if not sub:
+            raise Refusal(403, "the launch does not say who you are (no user id): anonymous launches are refused")
+        role = role_in_course(claims)
+        if role is None:
+            raise Refusal(403, "your role in this course is neither Learner, Instructor nor Teaching Assistant, "
+                               "so this hub has nothing for you")
+        person = LaunchedPerson(LaunchKey(self.issuer, deployment, sub), text_claim(claims, "given_name"),
+                                text_claim(claims, "family_name"), text_claim(claims, "email"),
+                                text_claim(claims, "name"))
+        try:
+            name = self.person_name(course, person, as_student=role is Role.STUDENT)
+        except LaunchRefused as exc:
+            raise Refusal(403, str(exc)) from None
+        except LmsError as exc:  # the course's gradebook cannot be opened: the hub's fault, not the person's
+            self.log.error("LTI login: %s", exc)
+            raise Refusal(503, "the course's gradebook cannot be opened; try again later") from None
+        mine = {student_group(course.course_id), instructor_group(course.course_id)}
+        wanted = instructor_group(course.course_id) if role is Role.INSTRUCTOR else student_group(course.course_id)
+        existing = handler.find_user(name)
+        kept = [g.name for g in existing.groups if g.name not in mine] if existing is not None else []
+        handler.assignment = assignment_of(claims, course)
+        self.log.info("LTI launch: %s is %s of %s", name, role.value, course.course_id)
+        return {"name": name, "groups": sorted({*kept, wanted})}
+
+    def person_name(self, course: CourseRegistration, person: LaunchedPerson, as_student: bool) -> str:
+        """The person's one name on this hub: the one another course of the hub gave them, else this course's."""
+        known, elsewhere = None, set()
+        for other in self.registrations.values():
+            if other is course:
+                continue
+            try:
+                with open_gradebook(other.folder) as gradebook:
+                    known = known or launched_student(gradebook, person.key)
+                    elsewhere |= names_in(gradebook)
+            except LmsError:  # no gradebook there yet: no one has a name in it
+                continue
+        if known:
+            elsewhere.discard(known)
+        with open_gradebook(course.folder, must_exist=False) as gradebook:
+            return name_for_launch(gradebook, person, as_student, known_name=known,
+                                   taken_elsewhere=elsewhere.__contains__)
