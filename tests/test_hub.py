@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.demo_lms.demo_platform import DEMO_COURSE, DemoLms
+from autograder.demo_lms.demo_platform import DEMO_COURSE, LEARNER, DemoCourse, DemoLms, DemoPerson
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
@@ -29,8 +29,9 @@ from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.students import check_can_make_students
 from tests.test_lti_launch import posted_form
 
-COURSE_ID = "rnn-hidden-state"
-ADA = DEMO_COURSE.people[1]  # a learner of the demo platform's course: the hub names her ada-lovelace
+# The course's OS group (instructors-<course id>) is the machine's: a course id of this run's own keeps two runs (or
+# another test file's hub, on another xdist worker) from sharing it, and from deleting it under each other.
+COURSE_ID = f"hubtest-{secrets.token_hex(3)}"
 
 
 class Course:
@@ -56,17 +57,23 @@ def course():
     check_can_make_students()
     scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-"))  # outside pytest's 0700 folders: users pass through
     os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"')
+    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
+                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     tag = secrets.token_hex(3)
-    names = ["ada-lovelace", f"aghs{tag}b", f"aghi{tag}"]
+    # A learner of the demo platform's course, with a name of this run's own (runs on one machine do not meet).
+    learner = DemoPerson(f"hub-test-{tag}", "Ada", f"Hub{tag}", f"ada.hub{tag}@demo.invalid", LEARNER)
+    names = [f"aghs{tag}b", f"aghi{tag}"]
     port = free_port()
     try:
-        with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT], (DEMO_COURSE,)) as lms:
+        courses = (DemoCourse(DEMO_COURSE.context_id, DEMO_COURSE.title, DEMO_COURSE.label, (learner,)),)
+        with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT], courses) as lms:
             lms.register_course(folder)  # the course's lms.toml [lti], as an instructor copies it from the LMS
             with running_hub(folder, scratch / "state", port=port) as hub:
-                launched, landing = launch(lms, hub.url, ADA)
+                launched, landing = launch(lms, hub.url, learner)
                 assert landing == f"{hub.url}/hub/user-redirect/lab/tree/{ASSIGNMENT}"
+                (name,) = [user["name"] for user in hub.admin.hub("GET", "/users").json()]  # the hub named her
+                names.insert(0, name)
                 apis = {name: hub.add_user(name, course_id=COURSE_ID, instructor=name == names[2]) for name in names}
                 for name in names:  # asked for at once, as a class arriving: the hub starts them side by side
                     assert hub.spawn(name).status_code in (201, 202)
@@ -75,7 +82,7 @@ def course():
                 yield Course(folder, hub, {name: apis[name] for name in names[:2]}, (names[2], apis[names[2]]),
                              (launched, landing))
     finally:
-        remove_users([*names, "agh-refused"])
+        remove_users([*names, "agh-refused"])  # (the launched student's is first, once the hub named her)
         account_command("groupdel", f"instructors-{COURSE_ID}")  # made by the hub for the course folder
         subprocess.run(["rm", "-rf", str(scratch)])
 
@@ -84,8 +91,9 @@ def test_an_lti_launch_lands_in_the_students_own_jupyterlab_on_the_fetched_assig
     session, landing = course.launched
     page = session.get(landing, timeout=60)  # through the hub's redirect and the server's own OAuth with the hub
     assert page.status_code == 200, page.text[:1000]
-    assert page.url == f"{course.hub.url}/user/ada-lovelace/lab/tree/{ASSIGNMENT}"
-    assert (Path("/home/ada-lovelace") / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+    (name, _), _ = course.students.items()
+    assert page.url == f"{course.hub.url}/user/{name}/lab/tree/{ASSIGNMENT}"
+    assert (Path(pwd.getpwnam(name).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
 
 
 def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_fetched(course):
@@ -166,10 +174,12 @@ def test_the_instructor_group_reaches_the_formgrader_on_the_course(course):
     assert "Manage Assignments" in page.text
     listed = api.server(teacher, "GET", "/formgrader/api/assignments")
     assert listed.status_code == 200, listed.text[:500]
-    assert ASSIGNMENT in {a["name"] for a in listed.json()}
+    groups = subprocess.run(["id", "-nG", teacher], capture_output=True, text=True).stdout.split()
+    server_groups = subprocess.run(["sh", "-c", f"grep -h Groups /proc/$(pgrep -o -u {teacher})/status"],
+                                   capture_output=True, text=True).stdout
+    assert ASSIGNMENT in {a["name"] for a in listed.json()}, (groups, server_groups, course.hub.log()[-3000:])
     # The instructor's OS user is in the course's instructors' group, which owns the course folder.
-    in_group = subprocess.run(["id", "-nG", teacher], capture_output=True, text=True).stdout.split()
-    assert f"instructors-{COURSE_ID}" in in_group
+    assert f"instructors-{COURSE_ID}" in groups
     # A student is not.
     (ann, _), _ = course.students.items()
     assert f"instructors-{COURSE_ID}" not in subprocess.run(["id", "-nG", ann], capture_output=True,
