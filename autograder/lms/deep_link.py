@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import typing as t
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import requests
@@ -101,8 +101,7 @@ class _ResourceLink(DeepLinkResource):
         item = super().to_dict()
         item = {k: v for k, v in item.items() if v is not None}
         if self._due is not None:
-            due = self._due if self._due.tzinfo else self._due.replace(tzinfo=UTC)
-            item["submission"] = {"endDateTime": due.astimezone(UTC).isoformat().replace("+00:00", "Z")}
+            item["submission"] = {"endDateTime": lti.lti_time(self._due)}
         return item
 
 

@@ -263,12 +263,20 @@ def services(settings: Settings, private_pem: str, session: requests.Session | N
     return connector, ags
 
 
-def wanted_lineitem(settings: Settings, assignment: str, max_score: float) -> LineItem:
+def wanted_lineitem(settings: Settings, assignment: str, max_score: float, due: datetime | None = None) -> LineItem:
     """The line item an assignment's grades go to, as created when the platform has none: tagged with the
-    assignment's name (or lms.toml's tag), its resourceId the name."""
+    assignment's name (or lms.toml's tag), its resourceId the name, its end the due date where one is set (the
+    gradebook's, the one source: sent, never read back)."""
     target = _target(settings, assignment)
-    return (LineItem().set_tag(target.get("tag", assignment)).set_label(target.get("label", assignment))
+    item = (LineItem().set_tag(target.get("tag", assignment)).set_label(target.get("label", assignment))
             .set_resource_id(assignment).set_score_maximum(max_score))
+    return item.set_end_date_time(lti_time(due)) if due is not None else item
+
+
+def lti_time(moment: datetime) -> str:
+    """A time as LTI's JSON carries it: ISO 8601 in UTC with a Z (a naive time is UTC, as nbgrader keeps it)."""
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def lineitem_for(settings: Settings, assignment: str, max_score: float, ags: AssignmentsGradesService,
@@ -278,8 +286,11 @@ def lineitem_for(settings: Settings, assignment: str, max_score: float, ags: Ass
     target = _target(settings, assignment)
     if "lineitem" in target:
         return policy.with_retries(lambda: ags.get_lineitem(target["lineitem"]), classify)
+    from .deep_link import linkable
+
+    due = next((a.due for a in linkable(settings.course) if a.name == assignment), None)
     with _course_lock(settings.course):
-        return find_or_create(ags, connector, wanted_lineitem(settings, assignment, max_score), policy)
+        return find_or_create(ags, connector, wanted_lineitem(settings, assignment, max_score, due), policy)
 
 
 def push(settings: Settings, push_plan: PushPlan, private_pem: str, policy: RetryPolicy,

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives import serialization
 
 from autograder.demo_lms.demo_platform import new_key_pair
 from autograder.demo_lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
-from autograder.lms.lti import jwks
-from tests.lms.conftest import HSA, Course, dry_run, run_cli
+from autograder.lms.lti import jwks, lti_time
+from tests.lms.conftest import DUE, HSA, Course, dry_run, run_cli
 from tests.lms.test_lms_student_text import (
     add_hostile_students,
     assert_comments_hold_no_student_text,
@@ -59,6 +59,7 @@ def test_push_creates_the_line_item_and_posts_scores(in_course: Course, platform
     assert list(platform.store.lineitems) == ["1"]
     item = platform.store.lineitems["1"]
     assert item["tag"] == HSA and item["label"] == HSA and item["scoreMaximum"] == 46
+    assert item["endDateTime"] == lti_time(DUE)  # the gradebook's due date, sent with the column it makes
     bob = platform.scores("1", "lti-bob")
     assert len(bob) == 1
     assert bob[0]["scoreGiven"] == 29.2 and bob[0]["scoreMaximum"] == 46
