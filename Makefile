@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
+.PHONY: install system-deps test test-fast docs demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -62,6 +62,12 @@ node_modules/.installed: package.json package-lock.json
 test-fast: install
 	$(BIN)/python -m pytest -q tests/unit
 
+# The documentation site, from docs/ into build/docs/ (open build/docs/index.html): any warning fails the build, and
+# -n reports every reference that points nowhere, a broken link between pages included. `make test` builds it too
+# (tests/test_docs.py), with its "Try it" blocks run on a scratch course.
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs build/docs
+
 lint: install
 	$(BIN)/ruff check autograder tests source
 
@@ -94,5 +100,5 @@ bench-cluster: install system-deps
 	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
+	rm -rf $(VENV) build gradebook.db submitted autograded feedback exports reports demo .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
