@@ -14,6 +14,8 @@ import pytest
 from autograder.devtools.catalogue import wrong_answers
 from autograder.devtools.repo import ROOT
 from autograder.lms.demo_lms_step import demo_step, roster_step
+from tests.axe import serious_violations
+from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit
 from tests.test_course_defaults import docs_config
 
@@ -73,17 +75,45 @@ BLOCKS = blocks()
 TRY_IT = [b for b in BLOCKS if "try-it" in b.classes]
 
 
-def test_the_site_builds_without_a_warning(tmp_path):
-    """What `make docs` runs: any warning (a broken link between pages or to a heading, a missing picture, a
-    page in no table of contents) fails the build."""
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site as `make docs` builds it: any warning (a broken link between pages or to a heading, a missing
+    picture, a page in no table of contents) fails the build."""
+    html = tmp_path_factory.mktemp("docs-site") / "html"
     built = subprocess.run([str(BIN / "sphinx-build"), "-W", "--keep-going", "-n", "-q", "-b", "html",
-                            str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=300)
+                            str(DOCS), str(html)], capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr[-4000:]
-    index = (tmp_path / "html" / "index.html").read_text()
-    assert "instructors/setup.html" in index and "administrators/index.html" in index
+    return html
+
+
+def test_the_site_builds_without_a_warning_and_loads_nothing_from_elsewhere(site):
+    index = (site / "index.html").read_text()
+    for reader in ("students/index", "instructors/setup", "administrators/index", "authors/new-assignment",
+                   "contributors/architecture"):
+        assert f'href="{reader}.html"' in index, f"the front page lost its way to {reader}"
     # Nothing the pages load comes from another host: the site reads the same offline.
-    for page in (tmp_path / "html").rglob("*.html"):
-        assert not re.search(r"""<(?:script|link)[^>]+(?:src|href)=["']https?://""", page.read_text()), page
+    for page in site.rglob("*.html"):
+        assert not re.search(r"""<(?:script|link|img)[^>]+(?:src|href)=["']https?://""", page.read_text()), page
+
+
+def test_pages_pass_axe_and_fetch_nothing(site):
+    """The front page, a long instructors' page and the pages with pictures, in Chromium with the network refused:
+    no serious or critical axe-core violation, and no request refused (everything the theme needs is local)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context()
+            refused = offline(context)
+            page = context.new_page()
+            for name in ("index", "instructors/watch", "students/index", "instructors/report"):
+                page.goto((site / f"{name}.html").as_uri())
+                assert serious_violations(page) == [], name
+                page.screenshot(path=f"/tmp/page-docs-{name.replace('/', '-')}.png", full_page=True)  # to look at
+            assert refused == []
+        finally:
+            browser.close()
 
 
 def test_every_command_block_says_whether_the_tests_run_it():
