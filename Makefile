@@ -19,7 +19,7 @@ install: $(STAMP)
 # rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
 # imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
 # Jupyter process, for IRI formats no notebook or Jupyter schema uses. Without it jsonschema skips those two
-# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). README, "A course of your own".
+# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). docs, "Set up a course".
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -47,7 +47,7 @@ system-deps:
 
 # Both kinds: the unit tests (tests/unit/) and the end-to-end ones that build courses and grade them, test files
 # spread over TEST_WORKERS processes (tests/conftest.py keeps each file, and the files sharing the graded class,
-# on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (README, "Tests").
+# on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (docs, "Tests").
 TEST_WORKERS ?= 3
 test: install system-deps node_modules/.installed
 	$(BIN)/ruff check autograder tests source
@@ -90,7 +90,7 @@ bench-compare: install
 	$(BIN)/python -m autograder.devtools.bench_compare $(OTHER) $(if $(filter command line,$(origin N)),--n $(N),)
 
 # The deadline spike: 150 students hand in twice through `nbgrader submit` within 10 minutes against a running
-# `autograder watch`, hostile students beside them (README, "How it grades, and what it guarantees").
+# `autograder watch`, hostile students beside them (docs, "How it grades, and what it guarantees").
 bench-watch: install
 	$(BIN)/python -m autograder.watch.deadline_bench
 
