@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms lint clean
+.PHONY: install system-deps test test-fast docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -19,7 +19,7 @@ install: $(STAMP)
 # rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
 # imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
 # Jupyter process, for IRI formats no notebook or Jupyter schema uses. Without it jsonschema skips those two
-# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). README, "A course of your own".
+# formats (python-jsonschema/jsonschema#1428; the package is unmaintained). docs, "Set up a course".
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -47,7 +47,7 @@ system-deps:
 
 # Both kinds: the unit tests (tests/unit/) and the end-to-end ones that build courses and grade them, test files
 # spread over TEST_WORKERS processes (tests/conftest.py keeps each file, and the files sharing the graded class,
-# on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (README, "Tests").
+# on one); the slowest 25 tests are listed at the end, to keep the suite within its budget (docs, "Tests").
 TEST_WORKERS ?= 3
 test: install system-deps node_modules/.installed
 	$(BIN)/ruff check autograder tests source
@@ -63,11 +63,17 @@ node_modules/.installed: package.json package-lock.json
 test-fast: install
 	$(BIN)/python -m pytest -q tests/unit
 
+# The documentation site, from docs/ into build/docs/ (open build/docs/index.html): any warning fails the build, and
+# -n reports every reference that points nowhere, a broken link between pages included. `make test` builds it too
+# (tests/test_docs.py), with its "Try it" blocks run on a scratch course.
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs build/docs
+
 lint: install
 	$(BIN)/ruff check autograder tests source
 
 # The course on a real JupyterHub (`autograder hub`), as root, on http://127.0.0.1:8000: a scratch course in demo-hub/
-# with both assignments released (README, "Running the course on JupyterHub").
+# with both assignments released (docs, "JupyterHub and LTI 1.3").
 hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_demo
 
@@ -90,7 +96,7 @@ bench-compare: install
 	$(BIN)/python -m autograder.devtools.bench_compare $(OTHER) $(if $(filter command line,$(origin N)),--n $(N),)
 
 # The deadline spike: 150 students hand in twice through `nbgrader submit` within 10 minutes against a running
-# `autograder watch`, hostile students beside them (README, "How it grades, and what it guarantees").
+# `autograder watch`, hostile students beside them (docs, "How it grades, and what it guarantees").
 bench-watch: install
 	$(BIN)/python -m autograder.watch.deadline_bench
 
@@ -110,5 +116,5 @@ bench-hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_bench $(if $(filter command line,$(origin N)),--students $(N),)
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo demo-hub .pytest_cache
+	rm -rf $(VENV) build gradebook.db submitted autograded feedback exports reports demo demo-hub .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -9,7 +9,7 @@ tolerance the expected value is, nan where it has nan), or, when no single value
 pattern: a value with a tolerance of its own, a shape, or where the answer is nan or infinite.
 
 What a failure says is what a student needs to fix it and nothing a submission could read hidden data out
-of (README, "What the feedback reveals"): the call with its arguments' shapes, which problem it is (wrong
+of (docs, "What the feedback reveals"): the call with its arguments' shapes, which problem it is (wrong
 shape, wrong values, nan, not numbers), the expected shape and the returned one, and the hint. Never a
 value: the expected values would be a table of answers, and the returned ones are whatever the code chose
 to compute from the hidden inputs. Even the returned shape is the code's choice, so it is shown only when

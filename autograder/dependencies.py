@@ -9,7 +9,7 @@ student's: only what it asks of the broken earlier functions is answered for it.
 The answers are computed on the trusted side by the reference function of that name (`Answers`): no
 reference code enters the student's process. What the student's code receives is the reference's result
 on arguments it chose; so of that second run only its score is shown (when it is better), never what its
-checks said or what its process printed (README, "What the feedback reveals").
+checks said or what its process printed (docs, "What the feedback reveals").
 
 Both grading paths use it: `autograder.kernel.grade` (in the kernel, `nbgrader autograde`) and the engine
 (`autograder.grading.alone`, through the sandbox's callbacks).
@@ -64,7 +64,7 @@ class Answers:
 def alone_note(exercise: str, broken: list[str], score: float, points: float) -> str:
     """What the student reads above the verdict of an exercise judged on its own: the score it keeps. The
     checks listed below it are its own run's, with the student's functions; the run on its own is told by
-    its score alone (its checks could carry out the reference's answers: README, "What the feedback
+    its score alone (its checks could carry out the reference's answers: docs, "What the feedback
     reveals")."""
     return (f"{exercise} was judged on its own: {', '.join(broken)} lost points above, so while {exercise} was "
             f"graded again they answered as the reference answers do (one mistake costs points once). On its "

@@ -35,7 +35,7 @@ class GradersOnly(_FeedbackPreprocessor):
     Whatever a submission's process prints, displays or raises may carry what it computed from the hidden
     inputs it was called with (in the sandbox it holds them all before its first cell runs; in a kernel, from
     the first hidden check on): a later cell printing them, or the self-check's error quoting them, would make
-    the feedback an answer oracle (README, "What the feedback reveals"). So every code cell's outputs are left
+    the feedback an answer oracle (docs, "What the feedback reveals"). So every code cell's outputs are left
     out, except in grade cells the graders' verdict (`autograder.verdict`), the cell's score, and, for an
     error, a fixed sentence saying which kind it was. The student sees their code's own output by running
     their notebook, where the visible self-checks print the same messages on the same public examples.

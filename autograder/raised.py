@@ -2,7 +2,7 @@
 student's own code it came from, never its text.
 
 The text of an exception is whatever the code computed, and the hidden inputs are what it computes from: a
-function that raises its arguments as text would read them out of the feedback (README, "What the feedback
+function that raises its arguments as text would read them out of the feedback (docs, "What the feedback
 reveals"). The type and the line come from the submission as written, yet the code still chooses which of
 them it raises, so both are bounded: the type is named only when it is one of the common built-in or NumPy
 exceptions (`SHOWN_TYPES`), and the line is quoted only from the cell that defines the function the check

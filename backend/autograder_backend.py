@@ -1,4 +1,4 @@
-"""setuptools' build backend, with one addition: an editable wheel (`pip install -e CLONE`, what the README tells
+"""setuptools' build backend, with one addition: an editable wheel (`pip install -e CLONE`, what the docs tell
 instructors) carries the project's data-files as a normal wheel does.
 
 setuptools leaves them out of an editable wheel (seen with 84.2: its `editable_wheel` asks the distribution

@@ -31,7 +31,7 @@ class Student:
         return {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name, "PATH": "/usr/bin:/bin",
                 "PYTHONPATH": SITE_PACKAGES, "LANG": "C.UTF-8",
                 # nbgrader's lab extension and server extensions, as the venv's own Python would find them, with
-                # the instructor's tools switched off for students (jupyter-config/student, README "Setting it up")
+                # the instructor's tools switched off for students (jupyter-config/student, docs, "Setting it up")
                 "JUPYTER_PATH": str(VENV / "share" / "jupyter"),
                 "JUPYTER_CONFIG_PATH": f"{VENV / 'etc' / 'jupyter-student'}:{VENV / 'etc' / 'jupyter'}"}
 

@@ -257,7 +257,7 @@ def test_limits_are_said_plainly_and_output_is_capped(attacked):
 
 # The cheats that aim at the score, at the levels below "full": whatever the sandbox can hide, none of them
 # earns more than the wrong answer it carries. At "bare" (accepted only in so many words) student code can read
-# the course, so the cheats that read, write or connect are left out there: the README says what is lost.
+# the course, so the cheats that read, write or connect are left out there: the docs say what is lost.
 SCORE_CHEATS = ("patch_allclose", "shadow_modules", "lying_subclass", "output_hooks", "edits_test_cells")
 
 

@@ -1,7 +1,7 @@
-"""The framework's defaults are any course's: a course outside this repository, with nothing but the README's
-minimal nbgrader_config.py, gets feedback from plain `nbgrader generate_feedback` without a hidden line, a grade
-call or a traceback, and with the table of points; a course that overrides the feedback's steps to show the
-hidden tests is refused by `autograder check`, `grade`, `regrade` and `watch` in one line."""
+"""The framework's defaults are any course's: a course outside this repository, with nothing but the docs' minimal
+nbgrader_config.py (docs/instructors/setup.md), gets feedback from plain `nbgrader generate_feedback` without a
+hidden line, a grade call or a traceback, and with the table of points; a course that overrides the feedback's
+steps to show the hidden tests is refused by `autograder check`, `grade`, `regrade` and `watch` in one line."""
 
 import re
 import shutil
@@ -16,22 +16,24 @@ from tests.test_outside_course import ASSIGNMENT, CLI, run, submit
 MARKERS = (*HIDDEN_MARKERS[:-3], f'grade("{ASSIGNMENT}"', "grade(")  # test_feedback's, for this assignment
 
 
-def readme_config() -> str:
-    """The README's minimal course config, as an instructor copies it."""
-    block = re.search(r"```python\n(# nbgrader_config\.py of your course\n.*?)```", (ROOT / "README.md").read_text(),
-                      re.S)
-    assert block, "README.md lost its minimal nbgrader_config.py"
+SETUP_PAGE = ROOT / "docs" / "instructors" / "setup.md"
+
+
+def docs_config() -> str:
+    """The minimal course config of the instructors' set-up page, as an instructor copies it."""
+    block = re.search(r"```python\n(# nbgrader_config\.py of your course\n.*?)```", SETUP_PAGE.read_text(), re.S)
+    assert block, f"{SETUP_PAGE.relative_to(ROOT)} lost its minimal nbgrader_config.py"
     return block.group(1)
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> Path:
-    """A course of its own: the README's config, a scaffolded assignment released by nbgrader, and a student whose
+    """A course of its own: the docs' config, a scaffolded assignment released by nbgrader, and a student whose
     answer fails the visible self-check (so the grade cell ends in an error, with its traceback)."""
     course = tmp_path_factory.mktemp("outside") / "my-course"
     course.mkdir()
     assert not course.resolve().is_relative_to(ROOT)
-    (course / "nbgrader_config.py").write_text(readme_config())
+    (course / "nbgrader_config.py").write_text(docs_config())
     assert "GenerateFeedback" not in (course / "nbgrader_config.py").read_text()
     (course / "graders").mkdir()  # the folder the config names (`autograder new` wants it there)
     run(course, CLI, "new", ASSIGNMENT, "tanh_step")

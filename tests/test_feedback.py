@@ -3,7 +3,7 @@
 Per exercise the feedback shows the points, each check that ran, for one failure the problem in shapes
 and words and the misconception's hint, and whether each other failure is the same problem. It never
 shows the hidden test source, a value of the hidden checks, or anything the submission's own code printed
-or raised (README, "What the feedback reveals").
+or raised (docs, "What the feedback reveals").
 """
 
 import html
@@ -61,7 +61,7 @@ DUE, SUBMITTED = datetime(2021, 1, 1), "2021-06-01 12:00:00.000000 UTC"  # every
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
     """The scratch course, every submission graded by nbgrader autograde long after the due date: what the
-    pages show is what they show once the due date has passed (the same as before it: see the README)."""
+    pages show is what they show once the due date has passed (the same as before it: see the docs)."""
     course = make_course(tmp_path_factory.mktemp("feedback-course"))
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate=DUE)
@@ -116,7 +116,7 @@ SEEN = """(() => {
       .map(n => n.innerText),
   };
 })()"""
-SHOTS = Path("/tmp")  # the screenshots are kept there, to be looked at (README, "Tests")
+SHOTS = Path("/tmp")  # the screenshots are kept there, to be looked at (docs, "Tests")
 
 
 def test_the_page_reads_offline_one_table_real_scores_math_and_wrapped_lines(feedback, tmp_path):

@@ -1,4 +1,4 @@
-"""The feedback is not an answer oracle (README, "What the feedback reveals"), measured by the attack of
+"""The feedback is not an answer oracle (docs, "What the feedback reveals"), measured by the attack of
 `autograder.devtools.oracle`: a few graded submissions of notebooks that send what their process holds
 through every output the feedback could show, on both grading paths.
 

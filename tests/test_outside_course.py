@@ -74,7 +74,7 @@ def submit(course: Path, student: str, body: str) -> None:
 
 
 def authored_course(tmp_path: Path) -> Path:
-    """A course outside this repository with the README's minimal config and tanh_step made by `autograder
+    """A course outside this repository with the docs' minimal config and tanh_step made by `autograder
     new`, then filled in: the solution, the reference, a mistake, its hint, the self-check, one more check."""
     course = tmp_path / "my-course"
     course.mkdir()
@@ -142,7 +142,7 @@ def test_an_instructor_adds_an_assignment_in_a_course_of_their_own(tmp_path):
     assert package_digest() == before, "a file of the framework changed"
 
 
-# A course of another instructor's, with a venv of its own made as the README says, in two places: under /tmp
+# A course of another instructor's, with a venv of its own made as the docs say, in two places: under /tmp
 # (which the sandbox replaces with each submission's own scratch folder), and inside a course in the home
 # folder (which the sandbox hides). Both environments are built at once: pip's install is the cost here.
 PLACES = ("tmp", "home")
@@ -200,7 +200,7 @@ def test_large_values(student):
 
 @pytest.mark.parametrize("place", PLACES)
 def test_a_course_with_its_own_venv_grades_right_answers_and_hides_its_graders(own_courses, place):
-    """The README's minimal config and `autograder new`; a named mistake that makes the answer nan."""
+    """The docs' minimal config and `autograder new`; a named mistake that makes the answer nan."""
     venv, course = own_courses[place]
     (course / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "my-course"\n'
                                                'c.Autograder.graders = "graders"\n')

@@ -71,7 +71,7 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
                                                        ".length")
             tables = frame.locator("table").count()
             page.screenshot(path=str(shot))
-            shutil.copy(shot, "/tmp/page-jupyterlab-feedback.png")  # kept to be looked at (README, "Tests")
+            shutil.copy(shot, "/tmp/page-jupyterlab-feedback.png")  # kept to be looked at (docs, "Tests")
         finally:
             browser.close()
     assert "Error fetching courses" not in text

@@ -71,7 +71,7 @@ def run(args) -> int:
         try:
             read_registrations([course.folder])
         except LmsError as exc:
-            raise UserError(f"{exc} (the LTI 1.3 login's registration: README, \"Entering from the LMS\")") from None
+            raise UserError(f"{exc} (the LTI 1.3 login's registration: docs, \"JupyterHub and LTI 1.3\")") from None
     proxy = find_proxy(args.proxy)
     if proxy is None:
         raise UserError(f"configurable-http-proxy not found{f' at {args.proxy}' if args.proxy else ''}: "

@@ -7,7 +7,7 @@ How they reach nbgrader: the package installs `jupyter-config/nbgrader_config.py
 `{sys.prefix}/etc/jupyter/nbgrader_config.py`, a file that only applies `framework_defaults()`. nbgrader reads
 one `nbgrader_config.py` from each Jupyter config folder (`jupyter --paths`) and the course's own last, so every
 course run in this Python environment starts from these, and its own file overrides any of them (a list or a
-dict it sets replaces the one here; see README, "Adding an assignment"). That file imports this module rather
+dict it sets replaces the one here; see docs, "Adding an assignment"). That file imports this module rather
 than holding the values, so an editable install follows the clone without being installed again.
 `autograder.course.settings` reads the same files in the same order; `autograder.course.feedback_policy` is the
 guarantee for a course that overrides them.
@@ -38,7 +38,7 @@ FORMGRADER_AUTOGRADE = [
 
 # Students get their feedback without the hidden tests' source (nbgrader's own list shows it), without the
 # traceback lines that quote it, with what the graders found but nothing their own code output in a grade cell
-# (which could quote the hidden inputs: README, "What the feedback reveals"), and their points per exercise first.
+# (which could quote the hidden inputs: docs, "What the feedback reveals"), and their points per exercise first.
 FEEDBACK = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
@@ -80,7 +80,7 @@ def framework_defaults() -> Config:
     # Graded attempts under `autograder watch`: 3 a day. Each graded attempt's feedback can carry a few hundred
     # bits out of the hidden checks at the very most (`python -m autograder.devtools.oracle` measures it), and
     # reading any exercise's hidden inputs and expected values takes 47 attempts at the least: more than 3 a day
-    # allow in 15 days. An assignment open longer wants fewer (README, "What the feedback reveals").
+    # allow in 15 days. An assignment open longer wants fewer (docs, "What the feedback reveals").
     c.AutograderWatch.attempts = 3
     c.AutograderWatch.window_hours = 24
 

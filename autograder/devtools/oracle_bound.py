@@ -1,6 +1,6 @@
 """The most any attack can read out of the feedback, in graded submissions: what one graded attempt's
 page can carry at the most (`capacity_bound`), and what reading an exercise's hidden inputs and expected
-values takes (`needed_bits`). `autograder.devtools.oracle` measures a real attack against it; the README's
+values takes (`needed_bits`). `autograder.devtools.oracle` measures a real attack against it; the docs'
 "What the feedback reveals" and `tests/test_oracle.py` quote both.
 """
 

@@ -7,7 +7,7 @@ smallest first; the first on which the answer differs is the smallest there is i
 is its own shrinking. At most `MAX_CALLS` calls an exercise, made only when a check failed, through the
 same `student` as the checks (the sandbox's process in `autograder grade`, the kernel in nbgrader).
 
-What it shows, so that it tells no more than the worked example does (README, "What the feedback reveals"):
+What it shows, so that it tells no more than the worked example does (docs, "What the feedback reveals"):
 the public input and the reference's answer on it; for the student's answer, the value a known mistake
 (the graders' tables) gives there when the answer is that, computed here, else only whether its shape is
 right. Never a value the student's code returned: a function could have kept the hidden inputs of earlier

@@ -95,7 +95,7 @@ class ExerciseResult:
 
         One explanation an exercise: a mistake usually fails every check alike, and fixing one problem is
         what a student does next. It also bounds what one graded attempt can carry out of the graders,
-        whatever a submission does to vary its failures (README, "What the feedback reveals")."""
+        whatever a submission does to vary its failures (docs, "What the feedback reveals")."""
         lines = [f"{self.exercise}: {fmt(self.score)} / {fmt(self.max_score)} points"]
         if self.score > 0:
             # nbgrader zeroes a cell whose self-check raises, after these lines were printed.

@@ -1,4 +1,4 @@
-"""Grading a class, one stage per module, in the order the data flows (see the README's "How the code is
+"""Grading a class, one stage per module, in the order the data flows (see the docs' "How the code is
 laid out"): `startup` -> `scheduler` (who is graded, the jobs in flight) -> `prepare` (a submission folder
 read by `reading`, sanitised by `sanitise`, made a `model.Job` with `instructor`'s files) -> `pool` (worker
 processes) -> `submission` (one submission over a sandbox; `callplan`, `trustedcheck`, `alone` beside it)

@@ -133,7 +133,7 @@ def _shown(alone: CellResult, first: CellResult, cell: Any, broken: list[str], c
     """The outputs of a cell judged on its own: the score it keeps, then the verdict of its own run with the
     student's functions (as the kernel shows it: `autograder.kernel.grade`). Only the score of the run on its
     own is shown: in that run the student's code obtains the reference's answers on arguments it chooses,
-    and checks it passes or fails at will there would carry them out (README, "What the feedback reveals");
+    and checks it passes or fails at will there would carry them out (docs, "What the feedback reveals");
     what its process printed is not shown either."""
     verdict = first.exercise.feedback() if first.exercise else "the graders' checks did not run with your functions"
     text = f"{alone_note(cell.exercise, broken, alone.score, alone.max_score)}\n{verdict}\n"

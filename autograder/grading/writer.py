@@ -13,7 +13,7 @@ values nbgrader's ORM objects would get: ids from nbgrader's `new_uuid`, its col
 False, manual scores, extra credit and manual comments NULL), times as SQLAlchemy stores them, a late
 penalty from the course's configured plugin on the score nbgrader's SQL computes. An existing SQLite
 gradebook (the embedded one) is opened with the standard library: SQLAlchemy and nbgrader's ORM, a large
-share of a short grading run's start-up (README, Speed), never load.
+share of a short grading run's start-up (docs, "Speed"), never load.
 Any other database, or a gradebook not made yet, is opened by nbgrader's `Gradebook` (which creates its
 tables), and the same SQL runs on the driver beneath: on a PostgreSQL server, psycopg (named parameters
 rewritten to its style, times as `timestamp` and `interval` values). There as in SQLite, a batch's writes are

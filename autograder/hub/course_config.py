@@ -59,8 +59,8 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     check_course(course, courses)
     prepare_exchange(course)
     open_to_instructors(course)
-    # The LTI 1.3 login serves the hub's courses, each registered by its lms.toml [lti] (README, "Entering from the
-    # LMS"); a hub with another authenticator never reads this.
+    # The LTI 1.3 login serves the hub's courses, each registered by its lms.toml [lti] (docs, "JupyterHub and
+    # LTI 1.3"); a hub with another authenticator never reads this.
     c.CourseLtiAuthenticator.courses = [*_listed(c.CourseLtiAuthenticator.courses), str(course.folder)]
     c.JupyterHub.spawner_class = CourseSpawner
     c.CourseSpawner.courses = [*courses, course]

@@ -12,7 +12,7 @@ from autograder.hub.groups import instructor_group
 from autograder.hub.hub_course import HubCourse
 
 # Stop a user's server after an hour without activity (JupyterLab open in a browser tab counts as activity): a
-# student's server holds ~100 MB (README, "Running the course on JupyterHub"); their files stay in their home.
+# student's server holds ~100 MB (docs, "JupyterHub and LTI 1.3"); their files stay in their home.
 IDLE_TIMEOUT_SECONDS = 3600
 IDLE_CULLER = "idle-culler"
 # What jupyterhub-idle-culler needs of the hub's API (its README): the users, their activity, stopping servers.

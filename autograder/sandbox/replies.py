@@ -83,7 +83,7 @@ def checked_cell_reply(header: dict, output_left: int) -> tuple[dict[str, Any], 
 def call_failure(name: str, header: dict, cells: dict[int, str]) -> str:
     """What a failed call says, in the grader's words: the process only names which failure it was (and,
     for an exception, its type and lines, checked against `cells`, this side's copy of the cells). Nothing it
-    computed is quoted (README, "What the feedback reveals")."""
+    computed is quoted (docs, "What the feedback reveals")."""
     if header.get("timeout"):
         return f"{name} did not return in time and was stopped"
     kind = header.get("kind") if isinstance(header.get("kind"), str) else None

@@ -1,5 +1,5 @@
 """Students' nbgrader: installed as {sys.prefix}/etc/jupyter-student/nbgrader_config.py, first on the
-JUPYTER_CONFIG_PATH of students' JupyterLab (README, "Setting it up"). Self-contained: a student's Python need not
+JUPYTER_CONFIG_PATH of students' JupyterLab (docs, "Setting it up"). Self-contained: a student's Python need not
 import the `autograder` package.
 
 `nbgrader submit` copies the assignment without what `CourseDirectory.ignore` names (Jupyter's `.ipynb_checkpoints`

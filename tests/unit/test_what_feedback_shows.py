@@ -1,4 +1,4 @@
-"""What a hidden check may show (README, "What the feedback reveals"): shapes, the problem in words, the
+"""What a hidden check may show (docs, "What the feedback reveals"): shapes, the problem in words, the
 hint, an exception's type and the student's static line; never a value of the check, nor text the student's
 code computed. And the feedback page keeps the graders' verdict and leaves out the code's own output."""
 
