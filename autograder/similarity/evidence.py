@@ -1,0 +1,237 @@
+"""Which pairs of students share more than students who work alone do, and the evidence, in words.
+
+Every feature (a fingerprint of an exercise's answer, a wrong answer, a created cell's id, a run of execution
+counts, an output, a markdown line) is weighed by how rare it is in the class: a feature that `df` of the `n`
+students have is worth log2((n - 1) / (df - 1)) bits, the surprise of finding it in another student's
+notebook given that one has it. What two students alone share is worth log2(n - 1); what more than a tenth
+of the class has (`COMMON_SHARE`) is worth nothing. Features go into an inverted index (feature -> students), and
+only the students of one posting list are paired, so the work grows with how often features are shared, not
+with the square of the class.
+
+A pair's score is the sum, in bits, of its categories:
+- code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
+  answer (an identical answer that two students alone wrote is worth log2(n - 1); one half shared, half that);
+- every other category, its shared features' bits, capped at `CAPS` times log2(n - 1).
+A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: among n(n-1)/2 pairs, chance
+alone gives one pair log2(pairs) bits of coincidence. How MARGIN and the weights were chosen: README,
+"Academic integrity: similarity" (`make bench-similarity`).
+"""
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from autograder.similarity.notebook_work import StudentWork
+from autograder.similarity.winnowing import fingerprints
+
+# A feature more than this share of the class has is no evidence. Not half: a textbook answer is written alike
+# by many students at once (those who write it in one exercise write it in the others), so a tenth of the
+# class sharing one thing says nothing about any two of them.
+COMMON_SHARE = 0.1
+# A category other than code counts at most this many times a feature two students alone share: the tenth
+# shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
+# formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
+CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 2.0}
+MARGIN = 8.0  # bits above chance (log2 of the number of pairs) for a pair to be flagged
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Each category's bits are multiplied by its weight before they are added up."""
+
+    code: float = 1.0
+    wrong: float = 1.0
+    cell_id: float = 1.0
+    executions: float = 1.0
+    output: float = 0.5  # outputs follow from the code (already counted): a shared one adds half its bits
+    markdown: float = 1.0
+    together: float = 0.25
+
+
+KINDS = ("code", "together", "wrong", "cell_id", "executions", "output", "markdown")
+
+
+@dataclass
+class Evidence:
+    kind: str  # one of KINDS
+    bits: float
+    text: str  # what an instructor reads
+    exercise: str | None = None  # for code and wrong answers
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    score: float
+    evidence: list[Evidence] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        return "; ".join(e.text for e in self.evidence)
+
+
+@dataclass
+class Comparison:
+    """The class compared: the pairs at or above the threshold, best first, and their groups."""
+
+    assignment: str
+    compared: int  # students whose notebooks were read
+    threshold: float
+    pairs: list[Pair]
+    groups: list[list[str]]  # students joined by flagged pairs: a ring when more than two
+    refused: list[str]  # one line per notebook left out, naming it and why
+    works: dict[str, StudentWork] = field(default_factory=dict, repr=False)
+    names: frozenset[str] = frozenset()  # the release's names, kept by the tokeniser
+    weights: Weights = field(default_factory=Weights)
+
+
+def bits(df: int, n: int) -> float:
+    """The evidence a feature that `df` of `n` students have gives a pair who share it."""
+    if df < 2 or n < 3 or df > max(2, int(COMMON_SHARE * n)):
+        return 0.0
+    return math.log2((n - 1) / (df - 1))
+
+
+def threshold(n: int) -> float:
+    return math.log2(max(1, n * (n - 1) // 2)) + MARGIN
+
+
+def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int]]:
+    """The student's features as index keys -> their category, and each exercise's count of fingerprints."""
+    found: dict[tuple, str] = {}
+    sizes: dict[str, int] = {}
+    whole: dict[str, int] = {}  # exercise -> the answer as a whole (its set of fingerprints)
+    for exercise, text in work.answers.items():
+        values = {f.value for f in fingerprints(text, names)}
+        sizes[exercise] = len(values)
+        found.update({("code", exercise, value): "code:" + exercise for value in values})
+        if values:
+            whole[exercise] = hash(frozenset(values))
+    # Two exercises answered alike at once: rarer than either alone when students choose independently, and
+    # what a copy shares in every pair of exercises it took.
+    found.update({("together", e1, whole[e1], e2, whole[e2]): "together"
+                  for e1, e2 in combinations(sorted(whole), 2)})
+    found.update({("wrong", exercise, value): "wrong" for exercise, value in work.wrong.items()})
+    found.update({("cell_id", key): "cell_id" for key in work.created_ids})
+    found.update({("executions", nb, seq): "executions" for nb, seq in work.executions.items()})
+    found.update({("output", key): "output" for key in work.outputs})
+    found.update({("markdown", key): "markdown" for key in work.markdown})
+    return found, sizes
+
+
+def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
+            refused: list[str] = (), weights: Weights = Weights()) -> Comparison:
+    """Every pair of `works` that shares enough rare features, with its evidence."""
+    n = len(works)
+    students = [w.student for w in works]
+    index: dict[tuple, list[int]] = defaultdict(list)
+    category: dict[tuple, str] = {}
+    sizes: list[dict[str, int]] = []
+    for i, work in enumerate(works):
+        found, size = _features(work, names)
+        sizes.append(size)
+        for key, kind in found.items():
+            index[key].append(i)
+            category[key] = kind
+    sums: dict[tuple[int, int, str], float] = defaultdict(float)
+    for key, holders in index.items():
+        worth = bits(len(holders), n)
+        if worth:
+            kind = category[key]
+            for a, b in combinations(holders, 2):
+                sums[a, b, kind] += worth
+    unit = math.log2(max(2, n - 1))
+    scores: dict[tuple[int, int], float] = defaultdict(float)
+    for (a, b, kind), total in sums.items():
+        if kind.startswith("code:"):
+            exercise = kind[5:]
+            scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+        else:
+            scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
+    line = threshold(n)
+    flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
+    df = {key: len(holders) for key, holders in index.items()}
+    pairs = [Pair(students[a], students[b], round(score, 1), _evidence(works[a], works[b], names, df, n, weights))
+             for score, a, b in flagged]
+    return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
+                      {w.student: w for w in works}, names, weights)
+
+
+def groups(pairs: list[Pair]) -> list[list[str]]:
+    """The connected components of the flagged pairs, largest first."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        parent[root(pair.a)] = root(pair.b)
+    members: dict[str, list[str]] = defaultdict(list)
+    for student in parent:
+        members[root(student)].append(student)
+    return sorted((sorted(group) for group in members.values()), key=lambda g: (-len(g), g))
+
+
+def _of(df: int, n: int) -> str:
+    return f"{df} of {n} students"
+
+
+def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int], n: int,
+              weights: Weights) -> list[Evidence]:
+    """The shared features of a flagged pair, in words, strongest first."""
+    found: list[Evidence] = []
+    alike = []  # exercises answered alike as a whole, with that answer's hash
+    for exercise in sorted(set(a.answers) & set(b.answers)):
+        mine = {f.value for f in fingerprints(a.answers[exercise], names)}
+        theirs = {f.value for f in fingerprints(b.answers[exercise], names)}
+        if mine and mine == theirs:
+            alike.append((exercise, hash(frozenset(mine))))
+        shared = [value for value in mine & theirs if bits(df.get(("code", exercise, value), 0), n)]
+        if not shared:
+            continue
+        worth = sum(bits(df[("code", exercise, v)], n) for v in shared) / max(len(mine), len(theirs))
+        rarest = min(df[("code", exercise, v)] for v in shared)
+        share = len(mine & theirs) / max(len(mine), len(theirs))
+        found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
+                              f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
+    combos = [df.get(("together", e1, h1, e2, h2), 0) for (e1, h1), (e2, h2) in combinations(alike, 2)]
+    rare = [count for count in combos if bits(count, n)]
+    if rare:
+        worth = min(CAPS["together"] * math.log2(n - 1), weights.together * sum(bits(c, n) for c in rare))
+        found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as "
+                              f"a whole ({', '.join(e for e, _ in alike)}); the rarest two of these answers "
+                              f"together are in {_of(min(rare), n)}"))
+    for exercise in sorted(set(a.wrong) & set(b.wrong)):
+        if a.wrong[exercise] == b.wrong[exercise]:
+            count = df[("wrong", exercise, a.wrong[exercise])]
+            if bits(count, n):
+                found.append(Evidence("wrong", bits(count, n), f"same wrong answer to {exercise} (the graders "
+                                      f"found the same failures), given by {_of(count, n)}", exercise))
+    listed = [
+        ("cell_id", [(("cell_id", k), f"cell id {k[:8]}… added by both (“{a.created_ids[k]}”)")
+                     for k in sorted(set(a.created_ids) & set(b.created_ids))]),
+        ("executions", [(("executions", nb, seq), f"same execution counts in {nb} ({_short(seq)})")
+                        for nb, seq in sorted(a.executions.items()) if b.executions.get(nb) == seq]),
+        ("output", [(("output", k), f"same output “{a.outputs[k]}”") for k in sorted(set(a.outputs) & set(b.outputs))]),
+        ("markdown", [(("markdown", k), f"same markdown line “{a.markdown[k]}”")
+                      for k in sorted(set(a.markdown) & set(b.markdown))]),
+    ]
+    for kind, items in listed:
+        rare = [(bits(df[key], n), df[key], text) for key, text in items if bits(df[key], n)]
+        rare.sort(key=lambda item: -item[0])
+        for worth, count, text in rare[:3]:
+            found.append(Evidence(kind, worth, f"{text}, in {count} of {n} notebooks"))
+        if len(rare) > 3:
+            found.append(Evidence(kind, 0.0, f"and {len(rare) - 3} more {kind.replace('_', ' ')} features shared"))
+    return sorted(found, key=lambda e: -e.bits)
+
+
+def _short(sequence: str) -> str:
+    counts = sequence.split()
+    return " ".join(counts) if len(counts) <= 12 else " ".join(counts[:12]) + " …"
