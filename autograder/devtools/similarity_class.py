@@ -77,7 +77,8 @@ def _renamed(rng: random.Random, code: str, kept: frozenset[str]) -> str:
     out, last = [], 0
     for token in tokens(code, kept):
         original = code[token.start:token.end]
-        if token.text == NAME:
+        keyword_argument = re.match(r"\s*=(?!=)", code[token.end:]) and code[:token.start].rstrip()[-1:] in ("(", ",")
+        if token.text == NAME and not keyword_argument:
             mapping.setdefault(original, f"{rng.choice(['a', 'my', 'tmp', 'val'])}_{len(mapping)}")
             out.append(code[last:token.start] + mapping[original])
             last = token.end
@@ -124,6 +125,21 @@ def disguise(how: str, answers: dict[str, Answer], rng: random.Random, kept: fro
     return {e: Answer(e, a.name, change(a.code), a.hint) for e, a in answers.items()}
 
 
+def copy_of(assignment: str, source: Student, how: str, name: str, seed: int = 7) -> Student:
+    """A student who copied `source`'s answers, disguised `how` (one of DISGUISES); a whole-file copier hands
+    in the source's notebook file itself."""
+    rng = random.Random(f"{seed}-{name}")
+    reference = solution_sources(assignment)
+    kept = frozenset(reference) | {"np", "numpy"}
+    answers = disguise(how, source.answers, rng, kept, reference, {a.label for a in wrong_answers(assignment)})
+    return Student(name, answers, notebook=source if how == "whole-file" else None, group=source.group)
+
+
+def textbook(assignment: str, name: str) -> Student:
+    """A student who writes the reference answer to every exercise, as printed."""
+    return Student(name, {e: Answer(e, "reference", code) for e, code in solution_sources(assignment).items()})
+
+
 def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int = 0) -> LabelledClass:
     """`size` students: honest ones, then `groups` planted pairs and `rings` planted groups of three, each
     copier disguised one of DISGUISES' ways (in turn)."""
@@ -135,9 +151,7 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
         correct.setdefault(answer.exercise, []).append(answer)
     for answer in wrong_answers(assignment):
         wrong.setdefault(answer.exercise, []).append(answer)
-    kept = frozenset(reference) | {"np", "numpy"}
-    copiers = 2 * groups + 2 * rings - groups  # a pair has one copier, a ring two
-    honest = size - copiers
+    honest = size - groups - 2 * rings  # a pair has one copier, a ring two
     students = []
     for index in range(honest):
         p_reference, p_wrong = rng.uniform(0.15, 0.6), rng.uniform(0.0, 0.3)
@@ -153,18 +167,14 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
                 answers[exercise] = Answer(exercise, pick.name, _honest_style(rng, pick.code))
         students.append(Student(f"h{index:03d}", answers))
     result = LabelledClass(students)
-    sources = rng.sample(students, groups + rings)
     turn = 0
-    for number, source in enumerate(sources):
+    for number, source in enumerate(rng.sample(students, groups + rings)):
         source.group = number
         members = [source.name]
         for _ in range(2 if number >= groups else 1):
             how = DISGUISES[turn % len(DISGUISES)]
             turn += 1
-            copier = Student(f"c{len(result.students):03d}-{how}", disguise(how, source.answers, rng, kept, reference,
-                                                                  {a.label for a in wrong_answers(assignment)}),
-                             group=number)
-            copier.notebook = source if how == "whole-file" else None  # resolved when written
+            copier = copy_of(assignment, source, how, f"c{len(result.students):03d}-{how}", seed)
             result.students.append(copier)
             members.append(copier.name)
         result.groups.append(members)

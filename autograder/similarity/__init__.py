@@ -8,7 +8,7 @@ from pathlib import Path
 from autograder.similarity.class_work import SimilarityError, read_class
 from autograder.similarity.evidence import Comparison, Pair, Weights, compare
 
-__all__ = ["Comparison", "Pair", "SimilarityError", "Weights", "compare", "compare_class"]
+__all__ = ["Comparison", "Pair", "SimilarityError", "Weights", "compare", "compare_class", "read_class"]
 
 
 def compare_class(course: Path, assignment: str) -> Comparison:

@@ -1,20 +1,21 @@
 """Which pairs of students share more than students who work alone do, and the evidence, in words.
 
-Every feature (a fingerprint of an exercise's answer, a wrong answer, a created cell's id, a run of execution
-counts, an output, a markdown line) is weighed by how rare it is in the class: a feature that `df` of the `n`
-students have is worth log2((n - 1) / (df - 1)) bits, the surprise of finding it in another student's
-notebook given that one has it. What two students alone share is worth log2(n - 1); what more than a tenth
-of the class has (`COMMON_SHARE`) is worth nothing. Features go into an inverted index (feature -> students), and
-only the students of one posting list are paired, so the work grows with how often features are shared, not
-with the square of the class.
+Every feature (a fingerprint of an exercise's answer, two exercises answered alike, a wrong answer, a created
+cell's id, a run of execution counts, an output, a markdown line) is weighed by how rare it is in the class:
+with `c` the number of students that counts as common (a tenth of the class, at least `MIN_COMMON`), a feature
+that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when `df` reaches `c`. What two
+students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
+mistake) is no evidence. Features go into an inverted index (feature -> students), and only the students of
+one posting list are paired, so the work grows with how often features are shared, not with the square of
+the class.
 
-A pair's score is the sum, in bits, of its categories:
+A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
 - code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
-  answer (an identical answer that two students alone wrote is worth log2(n - 1); one half shared, half that);
-- every other category, its shared features' bits, capped at `CAPS` times log2(n - 1).
-A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: among n(n-1)/2 pairs, chance
-alone gives one pair log2(pairs) bits of coincidence. How MARGIN and the weights were chosen: README,
-"Academic integrity: similarity" (`make bench-similarity`).
+  answer (an identical answer that two students alone wrote is worth the most; one half shared, half that);
+- every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
+A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: the more pairs, the more
+coincidences among them. MARGIN, the weights and the caps were chosen on labelled classes (README, "Academic
+integrity: similarity"; `make bench-similarity`).
 """
 
 import math
@@ -29,11 +30,14 @@ from autograder.similarity.winnowing import fingerprints
 # by many students at once (those who write it in one exercise write it in the others), so a tenth of the
 # class sharing one thing says nothing about any two of them.
 COMMON_SHARE = 0.1
+MIN_COMMON = 8  # in a small class, what 8 students share is still common
 # A category other than code counts at most this many times a feature two students alone share: the tenth
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
 CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 2.0}
-MARGIN = 8.0  # bits above chance (log2 of the number of pairs) for a pair to be flagged
+# Bits above log2 of the number of pairs for a pair to be flagged: on the benchmark's classes of 200 and 500,
+# -2 flagged 1 honest pair in 6 classes, -4 flagged 25 (README).
+MARGIN = -2.0
 
 
 @dataclass(frozen=True)
@@ -89,13 +93,14 @@ class Comparison:
 
 def bits(df: int, n: int) -> float:
     """The evidence a feature that `df` of `n` students have gives a pair who share it."""
-    if df < 2 or n < 3 or df > max(2, int(COMMON_SHARE * n)):
+    common = max(MIN_COMMON, int(COMMON_SHARE * n))
+    if df < 2 or df >= common:
         return 0.0
-    return math.log2((n - 1) / (df - 1))
+    return math.log2((common - 1) / (df - 1))
 
 
-def threshold(n: int) -> float:
-    return math.log2(max(1, n * (n - 1) // 2)) + MARGIN
+def threshold(n: int, margin: float = MARGIN) -> float:
+    return math.log2(max(1, n * (n - 1) // 2)) + margin
 
 
 def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int]]:
@@ -121,11 +126,11 @@ def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str
     return found, sizes
 
 
-def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
-            refused: list[str] = (), weights: Weights = Weights()) -> Comparison:
-    """Every pair of `works` that shares enough rare features, with its evidence."""
+def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
+                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int]]:
+    """Every pair (indices into `works`) that shares a feature worth anything, with its score; and how many
+    students have each feature. Only the students of one posting list are paired."""
     n = len(works)
-    students = [w.student for w in works]
     index: dict[tuple, list[int]] = defaultdict(list)
     category: dict[tuple, str] = {}
     sizes: list[dict[str, int]] = []
@@ -142,7 +147,7 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
             kind = category[key]
             for a, b in combinations(holders, 2):
                 sums[a, b, kind] += worth
-    unit = math.log2(max(2, n - 1))
+    unit = bits(2, n)
     scores: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
@@ -150,11 +155,19 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
             scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
-    line = threshold(n)
+    return scores, {key: len(holders) for key, holders in index.items()}
+
+
+def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
+            refused: list[str] = (), weights: Weights = Weights(), margin: float = MARGIN) -> Comparison:
+    """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
+    evidence."""
+    n = len(works)
+    scores, df = pair_scores(works, names, weights)
+    line = threshold(n, margin)
     flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
-    df = {key: len(holders) for key, holders in index.items()}
-    pairs = [Pair(students[a], students[b], round(score, 1), _evidence(works[a], works[b], names, df, n, weights))
-             for score, a, b in flagged]
+    pairs = [Pair(works[a].student, works[b].student, round(score, 1),
+                  _evidence(works[a], works[b], names, df, n, weights)) for score, a, b in flagged]
     return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
                       {w.student: w for w in works}, names, weights)
 
@@ -203,7 +216,7 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
     combos = [df.get(("together", e1, h1, e2, h2), 0) for (e1, h1), (e2, h2) in combinations(alike, 2)]
     rare = [count for count in combos if bits(count, n)]
     if rare:
-        worth = min(CAPS["together"] * math.log2(n - 1), weights.together * sum(bits(c, n) for c in rare))
+        worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
         found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as "
                               f"a whole ({', '.join(e for e, _ in alike)}); the rarest two of these answers "
                               f"together are in {_of(min(rare), n)}"))
