@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
+.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs bench-similarity lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -92,6 +92,12 @@ bench-watch: install
 # given on the command line: `make bench-cluster N=200`).
 bench-cluster: install system-deps
 	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
+
+# Labelled classes (honest students, planted copies each disguised one way) compared by `autograder similarity`:
+# seconds, precision and recall of the planted pairs (README, "Academic integrity: similarity"); N=500 unless
+# given on the command line.
+bench-similarity: install
+	$(BIN)/python -m autograder.devtools.similarity_bench $(if $(filter command line,$(origin N)),--n $(N),)
 
 clean:
 	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache

@@ -62,6 +62,12 @@ def course(tmp_path_factory) -> Path:
     ian_nb["cells"].insert(5, dict(hal_nb["cells"][3]))
     notebook("hal").write_text(json.dumps(hal_nb))
     notebook("ian").write_text(json.dumps(ian_nb))
+    # The ring passed one notebook file around, each disguising the code in it: a cell cat added went with it.
+    for who in ("cat", "dan", "eli"):
+        nb = json.loads(notebook(who).read_text())
+        nb["cells"].insert(4, {"cell_type": "markdown", "id": "9b1d77c0-cat", "metadata": {},
+                               "source": "Scratch: trying the loops first"})
+        notebook(who).write_text(json.dumps(nb))
     _hostile(course)
     return course
 
@@ -147,8 +153,11 @@ def test_a_shared_created_cell_id_is_evidence_and_release_ids_are_not(course):
     assert len(ids) == 1 and ids[0].text.startswith("cell id 4f2a9c1e… added by both (“w.shape”)")
     assert ids[0].bits == pytest.approx(bits(2, len(works)))
     # Every notebook keeps the release's ids (and one student gave a new cell a release id): none is evidence.
-    assert not any(e.kind == "cell_id" for key, p in everyone.items() if key != frozenset(("hal", "ian"))
-                   for e in p.evidence)
+    with_ids = {key for key, p in everyone.items() if any(e.kind == "cell_id" for e in p.evidence)}
+    ring = {frozenset(p) for p in (("cat", "dan"), ("cat", "eli"), ("dan", "eli"))}
+    assert with_ids <= {frozenset(("hal", "ian"))} | ring
+    release = json.loads((course / "release" / A / f"{A}.ipynb").read_text())
+    assert not any(f"cell id {cell['id'][:8]}…" in p.summary for cell in release["cells"] for p in everyone.values())
 
 
 def test_a_ring_of_three_forms_one_group(comparison):

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.devtools import similarity_class
 from autograder.similarity import evidence, read_class
 
-MARGINS = (-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0)
+MARGINS = (-4.0, -2.0, 0.0, 2.0, 4.0)
 
 
 def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
@@ -27,7 +27,7 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
         read = time.perf_counter() - started
         comparison = evidence.compare(assignment, works, names, refused)
         seconds = time.perf_counter() - started
-        scores, _ = evidence.pair_scores(works, names)
+        scores = evidence.pair_scores(works, names)[0]
     by_pair = {frozenset((works[a].student, works[b].student)): s for (a, b), s in scores.items()}
     flagged = {frozenset((p.a, p.b)) for p in comparison.pairs}
     honest_top = max((s for pair, s in by_pair.items() if pair not in labelled.planted), default=0.0)

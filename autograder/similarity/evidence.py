@@ -35,9 +35,9 @@ MIN_COMMON = 8  # in a small class, what 8 students share is still common
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
 CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 2.0}
-# Bits above log2 of the number of pairs for a pair to be flagged: on the benchmark's classes of 200 and 500,
-# -2 flagged 1 honest pair in 6 classes, -4 flagged 25 (README).
-MARGIN = -2.0
+# Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
+# for precision first: an honest student flagged costs a conversation that should not happen (README).
+MARGIN = 0.0
 
 
 @dataclass(frozen=True)
@@ -103,43 +103,61 @@ def threshold(n: int, margin: float = MARGIN) -> float:
     return math.log2(max(1, n * (n - 1) // 2)) + margin
 
 
-def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int]]:
-    """The student's features as index keys -> their category, and each exercise's count of fingerprints."""
+def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int], dict[str, int]]:
+    """The student's features as index keys -> their category, each exercise's count of fingerprints, and
+    each exercise's answer as a whole (a hash of its set of fingerprints)."""
     found: dict[tuple, str] = {}
     sizes: dict[str, int] = {}
-    whole: dict[str, int] = {}  # exercise -> the answer as a whole (its set of fingerprints)
+    whole: dict[str, int] = {}
     for exercise, text in work.answers.items():
         values = {f.value for f in fingerprints(text, names)}
         sizes[exercise] = len(values)
         found.update({("code", exercise, value): "code:" + exercise for value in values})
         if values:
             whole[exercise] = hash(frozenset(values))
-    # Two exercises answered alike at once: rarer than either alone when students choose independently, and
-    # what a copy shares in every pair of exercises it took.
-    found.update({("together", e1, whole[e1], e2, whole[e2]): "together"
-                  for e1, e2 in combinations(sorted(whole), 2)})
     found.update({("wrong", exercise, value): "wrong" for exercise, value in work.wrong.items()})
     found.update({("cell_id", key): "cell_id" for key in work.created_ids})
     found.update({("executions", nb, seq): "executions" for nb, seq in work.executions.items()})
     found.update({("output", key): "output" for key in work.outputs})
     found.update({("markdown", key): "markdown" for key in work.markdown})
-    return found, sizes
+    return found, sizes, whole
+
+
+def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tuple]:
+    """Two exercises answered alike at once, each answer uncommon on its own: rarer than either alone when
+    students choose independently, and what a copy shares in every pair of exercises it took (k exercises
+    copied share k(k-1)/2 of them). A common answer is left out, or a rare mistake beside the textbook answer to
+    every other exercise would count once for each of them."""
+    kept = sorted((e, h) for e, h in whole.items() if (e, h) in uncommon)
+    return [("together", e1, h1, e2, h2) for (e1, h1), (e2, h2) in combinations(kept, 2)]
 
 
 def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
-                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int]]:
-    """Every pair (indices into `works`) that shares a feature worth anything, with its score; and how many
-    students have each feature. Only the students of one posting list are paired."""
+                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int], set[tuple[str, int]]]:
+    """Every pair (indices into `works`) that shares a feature worth anything, with its score; how many
+    students have each feature; and the answers (exercise, whole-answer hash) uncommon in the class. Only the
+    students of one posting list are paired."""
     n = len(works)
     index: dict[tuple, list[int]] = defaultdict(list)
     category: dict[tuple, str] = {}
     sizes: list[dict[str, int]] = []
+    wholes: list[dict[str, int]] = []
     for i, work in enumerate(works):
-        found, size = _features(work, names)
+        found, size, whole = _features(work, names)
         sizes.append(size)
+        wholes.append(whole)
         for key, kind in found.items():
             index[key].append(i)
             category[key] = kind
+    answered: dict[tuple[str, int], int] = defaultdict(int)
+    for whole in wholes:
+        for item in whole.items():
+            answered[item] += 1
+    uncommon = {item for item, count in answered.items() if bits(count, n)}
+    for i, whole in enumerate(wholes):
+        for key in _together(whole, uncommon):
+            index[key].append(i)
+            category[key] = "together"
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = bits(len(holders), n)
@@ -155,7 +173,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
-    return scores, {key: len(holders) for key, holders in index.items()}
+    return scores, {key: len(holders) for key, holders in index.items()}, uncommon
 
 
 def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
@@ -163,11 +181,11 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
     """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
     evidence."""
     n = len(works)
-    scores, df = pair_scores(works, names, weights)
+    scores, df, uncommon = pair_scores(works, names, weights)
     line = threshold(n, margin)
     flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
     pairs = [Pair(works[a].student, works[b].student, round(score, 1),
-                  _evidence(works[a], works[b], names, df, n, weights)) for score, a, b in flagged]
+                  _evidence(works[a], works[b], names, df, uncommon, n, weights)) for score, a, b in flagged]
     return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
                       {w.student: w for w in works}, names, weights)
 
@@ -195,8 +213,8 @@ def _of(df: int, n: int) -> str:
     return f"{df} of {n} students"
 
 
-def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int], n: int,
-              weights: Weights) -> list[Evidence]:
+def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int],
+              uncommon: set[tuple[str, int]], n: int, weights: Weights) -> list[Evidence]:
     """The shared features of a flagged pair, in words, strongest first."""
     found: list[Evidence] = []
     alike = []  # exercises answered alike as a whole, with that answer's hash
@@ -213,13 +231,12 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
         share = len(mine & theirs) / max(len(mine), len(theirs))
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
                               f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
-    combos = [df.get(("together", e1, h1, e2, h2), 0) for (e1, h1), (e2, h2) in combinations(alike, 2)]
-    rare = [count for count in combos if bits(count, n)]
+    rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
     if rare:
         worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
-        found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as "
-                              f"a whole ({', '.join(e for e, _ in alike)}); the rarest two of these answers "
-                              f"together are in {_of(min(rare), n)}"))
+        found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as a whole "
+                              f"({', '.join(e for e, _ in alike)}), {len(rare)} pairs of them uncommon together; "
+                              f"the rarest pair is in {_of(min(rare), n)}"))
     for exercise in sorted(set(a.wrong) & set(b.wrong)):
         if a.wrong[exercise] == b.wrong[exercise]:
             count = df[("wrong", exercise, a.wrong[exercise])]

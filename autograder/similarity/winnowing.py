@@ -10,6 +10,7 @@ class-wide rarity of each fingerprint is what counts, so the index needs the fin
 """
 
 import builtins
+import hashlib
 import keyword
 import re
 from dataclasses import dataclass
@@ -28,6 +29,12 @@ _TOKEN = re.compile(r"""
  |(?P<op>\*\*=?|//=?|->|<<=?|>>=?|:=|[-+*/%@&|^=<>!]=|[-+*/%@&|^~<>=.,:;()\[\]{}])
 """, re.VERBOSE)
 _KEPT = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+
+
+def _hash(texts: list[str]) -> int:
+    """The same number for the same tokens in every run (Python's own `hash` of a str changes per process,
+    and so would the fingerprints winnowing keeps)."""
+    return int.from_bytes(hashlib.blake2b("\x1f".join(texts).encode(), digest_size=8).digest(), "big")
 
 
 @dataclass(frozen=True)
@@ -72,8 +79,8 @@ def fingerprints(source: str, kept: frozenset[str] = frozenset(), winnow: bool =
     if not found:
         return []
     if len(found) < K:
-        return [Fingerprint(hash(tuple(t.text for t in found)), found[0].start, found[-1].end)]
-    grams = [Fingerprint(hash(tuple(t.text for t in found[i:i + K])), found[i].start, found[i + K - 1].end)
+        return [Fingerprint(_hash([t.text for t in found]), found[0].start, found[-1].end)]
+    grams = [Fingerprint(_hash([t.text for t in found[i:i + K]]), found[i].start, found[i + K - 1].end)
              for i in range(len(found) - K + 1)]
     if not winnow:
         return grams
