@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(summary_table([
         ("compared", count(comparison.compared, "student")),
         ("left out", str(len(comparison.refused))),
-        ("threshold", f"{comparison.threshold:g} bits (log2 of the pairs in the class + a margin)"),
+        ("threshold", f"{comparison.threshold:g} bits (about what chance gives the likeliest pair of the class)"),
         ("flagged", f"{count(len(comparison.pairs), 'pair')} in {count(len(comparison.groups), 'group')}"),
         ("groups of three or more", "; ".join(", ".join(g) for g in rings) or "none"),
     ]))

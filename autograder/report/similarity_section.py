@@ -60,8 +60,8 @@ def section(comparison: Comparison | None, problem: str = "") -> str:
     if comparison is None:
         return head + f'<p class="note" data-metric="similarity-unavailable">Not compared: {escape(problem)}</p>'
     head += (f'<p class="note">{comparison.compared} notebooks compared; threshold '
-             f'<span data-metric="similarity-threshold">{comparison.threshold:g}</span> bits (log2 of the number of '
-             "pairs in the class, the coincidence chance alone gives the likeliest pair, plus a margin). Highlighted "
+             f'<span data-metric="similarity-threshold">{comparison.threshold:g}</span> bits: log2 of the number of '
+             "pairs in the class, about what chance alone gives the likeliest of that many pairs. Highlighted "
              "code: what both wrote, names, layout and comments aside. All pairs are in "
              f"<code>exports/similarity_{escape(comparison.assignment)}.csv</code> after "
              f"<code>autograder similarity {escape(comparison.assignment)}</code>.</p>")

@@ -31,13 +31,17 @@ from autograder.similarity.winnowing import fingerprints
 # class sharing one thing says nothing about any two of them.
 COMMON_SHARE = 0.1
 MIN_COMMON = 8  # in a small class, what 8 students share is still common
+# An answer counts towards "answered alike together" only when at most this share of the class wrote it: the
+# students who write one uncommon form tend to write others (in a class where many pick among a few forms, two
+# of them share several by chance).
+TOGETHER_SHARE = 0.05
 # A category other than code counts at most this many times a feature two students alone share: the tenth
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
-CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 2.0}
+CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 4.0}
 # Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
 # for precision first: an honest student flagged costs a conversation that should not happen (README).
-MARGIN = 0.0
+MARGIN = -2.0
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ class Weights:
     executions: float = 1.0
     output: float = 0.5  # outputs follow from the code (already counted): a shared one adds half its bits
     markdown: float = 1.0
-    together: float = 0.25
+    together: float = 0.5  # per pair of exercises answered alike: k copied exercises give k(k-1)/2 of them
 
 
 KINDS = ("code", "together", "wrong", "cell_id", "executions", "output", "markdown")
@@ -153,7 +157,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for whole in wholes:
         for item in whole.items():
             answered[item] += 1
-    uncommon = {item for item, count in answered.items() if bits(count, n)}
+    uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     for i, whole in enumerate(wholes):
         for key in _together(whole, uncommon):
             index[key].append(i)
