@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from autograder.similarity.notebook_work import StudentWork
-from autograder.similarity.winnowing import fingerprints
+from autograder.similarity.winnowing import fingerprints, tokens
 
 # A feature more than this share of the class has is no evidence. Not half: a textbook answer is written alike
 # by many students at once (those who write it in one exercise write it in the others), so a tenth of the
@@ -38,10 +38,12 @@ TOGETHER_SHARE = 0.05
 # A category other than code counts at most this many times a feature two students alone share: the tenth
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
-CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0, "together": 4.0}
+CAPS = {"answers": 4.0, "wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0,
+        "together": 4.0}
 # Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
 # for precision first: an honest student flagged costs a conversation that should not happen (README).
 MARGIN = -2.0
+MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Weights:
     """Each category's bits are multiplied by its weight before they are added up."""
 
     code: float = 1.0
+    answers: float = 3.0  # a set of answers: what it adds to its rarest answer, in bits
     wrong: float = 1.0
     cell_id: float = 1.0
     executions: float = 1.0
@@ -57,7 +60,7 @@ class Weights:
     together: float = 0.5  # per pair of exercises answered alike: k copied exercises give k(k-1)/2 of them
 
 
-KINDS = ("code", "together", "wrong", "cell_id", "executions", "output", "markdown")
+KINDS = ("code", "answers", "together", "wrong", "cell_id", "executions", "output", "markdown")
 
 
 @dataclass
@@ -127,6 +130,28 @@ def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str
     return found, sizes, whole
 
 
+def _bags(work: StudentWork, names: frozenset[str]) -> dict[str, int]:
+    """Each answer as the bag of its tokens: renaming, layout, comments and reordered statements leave it as it
+    is."""
+    return {e: hash(tuple(sorted(t.text for t in tokens(text, names)))) for e, text in work.answers.items()
+            if text.strip()}
+
+
+def _answer_sets(bags: dict[str, int]) -> dict[tuple, tuple]:
+    """The student's answers to every exercise at once, and to all exercises but one (for each one), as index
+    keys -> the answers they are made of. How many students handed in the same set is measured in the class
+    itself, so a group who all write the textbook answers (students who write it once write it everywhere)
+    share a common set, not a rare one."""
+    if len(bags) < MIN_ANSWERED:
+        return {}
+    parts = tuple(sorted(bags.items()))
+    found = {("answers", hash(parts)): parts}
+    for e in bags:
+        rest = tuple(item for item in parts if item[0] != e)
+        found[("answers-but", e, hash(rest))] = rest
+    return found
+
+
 def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tuple]:
     """Two exercises answered alike at once, each answer uncommon on its own: rarer than either alone when
     students choose independently, and what a copy shares in every pair of exercises it took (k exercises
@@ -157,6 +182,18 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for whole in wholes:
         for item in whole.items():
             answered[item] += 1
+    # A set of answers is worth what it adds to its rarest answer (counted already, as code): two students with
+    # the textbook answers and the same mistake share one uncommon thing, not two.
+    sets: dict[tuple, tuple] = {}
+    bag_count: dict[tuple[str, int], int] = defaultdict(int)
+    for i, work in enumerate(works):
+        bags = _bags(work, names)
+        for item in bags.items():
+            bag_count[item] += 1
+        for key, parts in _answer_sets(bags).items():
+            index[key].append(i)
+            category[key] = "answers"
+            sets[key] = parts
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     for i, whole in enumerate(wholes):
         for key in _together(whole, uncommon):
@@ -165,10 +202,15 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = bits(len(holders), n)
-        if worth:
+        if key in sets:
+            worth -= max(bits(bag_count[item], n) for item in sets[key])
+        if worth > 0:
             kind = category[key]
             for a, b in combinations(holders, 2):
-                sums[a, b, kind] += worth
+                if kind == "answers":  # the set and its all-but-one subsets say one thing: the rarest counts
+                    sums[a, b, kind] = max(sums[a, b, kind], worth)
+                else:
+                    sums[a, b, kind] += worth
     unit = bits(2, n)
     scores: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
@@ -235,6 +277,14 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
         share = len(mine & theirs) / max(len(mine), len(theirs))
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
                               f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
+    mine, theirs = _answer_sets(_bags(a, names)), _answer_sets(_bags(b, names))
+    shared_sets = [key for key in mine if key in theirs and bits(df.get(key, 0), n)]
+    if shared_sets:
+        key = min(shared_sets, key=lambda k: (df[k], len(k)))
+        which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
+                 else f"every exercise but {key[1]}")
+        found.append(Evidence("answers", bits(df[key], n), f"the same answers to {which} (names, layout, comments "
+                              f"and order aside): a set handed in by {_of(df[key], n)}"))
     rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
     if rare:
         worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
