@@ -1,7 +1,7 @@
 """Which pairs of students share more than students who work alone do, and the evidence, in words.
 
-Every feature (a fingerprint of an exercise's answer, two exercises answered alike, a wrong answer, a created
-cell's id, a run of execution counts, an output, a markdown line) is weighed by how rare it is in the class:
+Every feature (a fingerprint of an exercise's answer, the set of a student's answers, two exercises answered
+alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by how rare it is in the class:
 with `c` the number of students that counts as common (a tenth of the class, at least `MIN_COMMON`), a feature
 that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when `df` reaches `c`. What two
 students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
@@ -12,6 +12,8 @@ the class.
 A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
 - code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
   answer (an identical answer that two students alone wrote is worth the most; one half shared, half that);
+- answers: the rarest set of answers both handed in (all exercises, or all but one), less its rarest single
+  answer (counted as code already);
 - every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
 A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: the more pairs, the more
 coincidences among them. MARGIN, the weights and the caps were chosen on labelled classes (README, "Academic
