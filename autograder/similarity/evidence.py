@@ -1,9 +1,10 @@
 """Which pairs of students share more than students who work alone do, and the evidence, in words.
 
 Every feature (a fingerprint of an exercise's answer, the set of a student's answers, two exercises answered
-alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by how rare it is in the class:
-with `c` the number of students that counts as common (a tenth of the class, at least `MIN_COMMON`), a feature
-that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when `df` reaches `c`. What two
+alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by
+how rare it is in the class: with `c` the number of students that counts as common (a tenth of the class, at
+least `MIN_COMMON`), a feature that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when
+`df` reaches `c`. What two
 students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
 mistake) is no evidence. Features go into an inverted index (feature -> students), and only the students of
 one posting list are paired, so the work grows with how often features are shared, not with the square of
