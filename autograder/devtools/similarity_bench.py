@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.devtools import similarity_class
 from autograder.similarity import evidence, read_class
 
-MARGINS = (-4.0, -3.0, -2.0, 0.0, 2.0)
+MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
 
 
 def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:

@@ -45,7 +45,7 @@ CAPS = {"answers": 4.0, "wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output
         "together": 4.0}
 # Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
 # for precision first: an honest student flagged costs a conversation that should not happen (README).
-MARGIN = -2.0
+MARGIN = 1.0
 MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
 
 
@@ -125,7 +125,7 @@ def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str
         found.update({("code", exercise, value): "code:" + exercise for value in values})
         if values:
             whole[exercise] = hash(frozenset(values))
-    found.update({("wrong", exercise, value): "wrong" for exercise, value in work.wrong.items()})
+    found.update({("wrong", exercise, value): "wrong:" + exercise for exercise, value in work.wrong.items()})
     found.update({("cell_id", key): "cell_id" for key in work.created_ids})
     found.update({("executions", nb, seq): "executions" for nb, seq in work.executions.items()})
     found.update({("output", key): "output" for key in work.outputs})
@@ -216,12 +216,20 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
                     sums[a, b, kind] += worth
     unit = bits(2, n)
     scores: dict[tuple[int, int], float] = defaultdict(float)
+    wrong: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
             exercise = kind[5:]
             scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+        elif kind.startswith("wrong:"):
+            # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
+            code = sums.get((a, b, "code:" + kind[6:]), 0.0)
+            code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
+            wrong[a, b] += max(0.0, weights.wrong * total - code)
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
+    for pair, total in wrong.items():
+        scores[pair] += min(CAPS["wrong"] * unit, total)
     return scores, {key: len(holders) for key, holders in index.items()}, uncommon
 
 
@@ -237,6 +245,17 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
                   _evidence(works[a], works[b], names, df, uncommon, n, weights)) for score, a, b in flagged]
     return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
                       {w.student: w for w in works}, names, weights)
+
+
+def explain(works: list[StudentWork], a: str, b: str, names: frozenset[str] = frozenset(),
+            weights: Weights = Weights()) -> Pair:
+    """The score and evidence of one pair, flagged or not: what an instructor asks of a pair they know of."""
+    n = len(works)
+    at = {work.student: i for i, work in enumerate(works)}
+    i, j = sorted((at[a], at[b]))
+    scores, df, uncommon = pair_scores(works, names, weights)
+    return Pair(works[i].student, works[j].student, round(scores.get((i, j), 0.0), 1),
+                _evidence(works[i], works[j], names, df, uncommon, n, weights))
 
 
 def groups(pairs: list[Pair]) -> list[list[str]]:
