@@ -6,6 +6,7 @@ from html import escape
 
 from autograder.similarity.evidence import Comparison, Pair
 from autograder.similarity.winnowing import shared_spans
+from autograder.terminal import count
 
 MAX_PAIRS = 60  # pairs shown in full; the CSV has them all
 MAX_EXERCISES = 4  # exercises shown side by side a pair, the strongest code evidence first
@@ -72,8 +73,9 @@ def section(comparison: Comparison | None, problem: str = "") -> str:
     if not comparison.pairs:
         return head + '<p class="ok" data-metric="similarity-pairs">No pair reaches the threshold.</p>'
     rings = [group for group in comparison.groups if len(group) > 2]
-    head += (f'<p><span data-metric="similarity-pairs">{len(comparison.pairs)}</span> pairs in '
-             f"{len(comparison.groups)} groups reach the threshold.</p>")
+    pairs, groups = len(comparison.pairs), len(comparison.groups)
+    head += (f'<p><span data-metric="similarity-pairs">{pairs}</span> {"pair" if pairs == 1 else "pairs"} in '
+             f"{count(groups, 'group')} {'reaches' if pairs == 1 else 'reach'} the threshold.</p>")
     if rings:
         head += ("<p>Groups of three or more (each joined to another by a listed pair):</p><ul>"
                  + "".join(f'<li data-group="{escape(" ".join(g))}">{escape(", ".join(g))}</li>' for g in rings)

@@ -310,8 +310,9 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
     rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
     if rare:
         worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
+        these = "1 pair of them" if len(rare) == 1 else f"{len(rare)} pairs of them"
         found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as a whole "
-                              f"({', '.join(e for e, _ in alike)}), {len(rare)} pairs of them uncommon together; "
+                              f"({', '.join(e for e, _ in alike)}), {these} uncommon together; "
                               f"the rarest pair is in {_of(min(rare), n)}"))
     for exercise in sorted(set(a.wrong) & set(b.wrong)):
         if a.wrong[exercise] == b.wrong[exercise]:
