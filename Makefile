@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms lint clean
+.PHONY: install system-deps test test-fast docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms bench-similarity lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -114,6 +114,12 @@ bench-cluster: install system-deps
 # spawn and feedback times, memory per student server (at most 40 students unless N is given: `make bench-hub N=5`).
 bench-hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_bench $(if $(filter command line,$(origin N)),--students $(N),)
+
+# Labelled classes (honest students, planted copies each disguised one way) compared by `autograder similarity`:
+# seconds, precision and recall of the planted pairs (docs, "Academic integrity: similarity"); N=500 unless
+# given on the command line.
+bench-similarity: install
+	$(BIN)/python -m autograder.devtools.similarity_bench $(if $(filter command line,$(origin N)),--n $(N),)
 
 clean:
 	rm -rf $(VENV) build gradebook.db submitted autograded feedback exports reports demo demo-hub .pytest_cache

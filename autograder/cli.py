@@ -28,6 +28,7 @@ COMMANDS = (
     "autograder.commands.push",
     "autograder.commands.roster",
     "autograder.commands.report",
+    "autograder.commands.similarity",
     "autograder.commands.watch",
     "autograder.commands.hub",
     "autograder.commands.status",

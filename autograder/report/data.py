@@ -21,6 +21,7 @@ from autograder.hints import hint_text
 from autograder.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
 from autograder.report.deadline_rows import DeadlineRow, deadline_rows
+from autograder.similarity import Comparison, SimilarityError, compare_class
 from autograder.watch.ledger import Record, read_ledger
 from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER, WatchHealth, watch_health
 
@@ -129,6 +130,8 @@ class ClassData:
     attempted: list[str] = field(default_factory=list)  # the students those attempts are of
     waiting: list[Waiting] = field(default_factory=list)
     left_course: list[str] = field(default_factory=list)  # flagged by `roster sync`: no longer in the LMS course
+    similarity: Comparison | None = None  # pairs whose work shares rare features (`autograder similarity`)
+    similarity_problem: str = ""  # why the class was not compared, when it was not
 
     @property
     def mixed_versions(self) -> bool:
@@ -356,6 +359,10 @@ def collect(course: Path, assignment: str) -> ClassData:
     ledger = [r for r in read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values()
               if r.assignment == assignment]
     graded = [r for r in ledger if r.state == "graded"]
+    try:
+        similarity, similarity_problem = compare_class(course, assignment), ""
+    except SimilarityError as exc:
+        similarity, similarity_problem = None, str(exc)
     waiting = sorted((Waiting(r.student, r.time, r.state, r.until, r.note) for r in ledger
                       if r.state in ("deferred", "failed")), key=lambda w: (w.submitted, w.student))
     return ClassData(
@@ -377,6 +384,8 @@ def collect(course: Path, assignment: str) -> ClassData:
         attempted=sorted({r.student for r in graded}),
         waiting=waiting,
         left_course=left,
+        similarity=similarity,
+        similarity_problem=similarity_problem,
     )
 
 

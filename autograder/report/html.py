@@ -10,7 +10,7 @@ import statistics
 from datetime import datetime
 from html import escape
 
-from autograder.report import plots
+from autograder.report import plots, similarity_section
 from autograder.report.data import ClassData
 from autograder.sandbox.isolation import BARE_WARNING
 from autograder.terminal import count, percent
@@ -435,7 +435,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-        f"<style>{CSS}</style></head><body><main>"
+        f"<style>{CSS}{similarity_section.CSS}</style></head><body><main>"
         f"<h1>{escape(title)}</h1>"
         f'<p class="sub">{course}generated {generated:%Y-%m-%d %H:%M}</p>'
         + _bare_warning(data)
@@ -451,6 +451,7 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _version_section(data)
         + _deadline_section(data)
         + _left_section(data)
+        + similarity_section.section(data.similarity, data.similarity_problem)
         + _student_section(data)
         + "</main></body></html>\n"
     )

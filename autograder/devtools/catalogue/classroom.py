@@ -5,8 +5,11 @@ Used by the demo and the benchmark. Deterministic for a seed, so two runs grade 
 
 import random
 import shutil
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+import nbformat
 
 from autograder.devtools.catalogue import Answer, correct_answers, solution_sources, write_submission, wrong_answers
 
@@ -36,8 +39,9 @@ def adversarial_answers(assignment: str) -> list[Answer]:
 @dataclass(frozen=True)
 class Submission:
     student: str
-    kind: str  # a key of MIX
+    kind: str  # a key of MIX, or "copied" (the demo's pair who shared work: `autograder similarity` finds them)
     answers: tuple[Answer, ...] = ()
+    copied_from: str | None = None  # the student whose notebook file this one handed in, names changed
 
     @property
     def description(self) -> str:
@@ -71,6 +75,23 @@ def plan_class(assignment: str, size: int, seed: int = 2026, prefix: str = "s") 
         elif kind == "adversarial":
             answers = (attacks[sum(p.kind == kind for p in plan) % len(attacks)],)
         plan.append(Submission(f"{prefix}{index:03d}", kind, answers))
+    return _with_a_copied_pair(assignment, plan)
+
+
+def _with_a_copied_pair(assignment: str, plan: list[Submission]) -> list[Submission]:
+    """The first student who wrote other correct forms hands in, instead, the answers of the first student who
+    made two mistakes, with every name they chose renamed: the class's copied pair (README, "Academic integrity:
+    similarity")."""
+    from autograder.devtools.similarity_class import Student, copy_of
+
+    sources = [i for i, s in enumerate(plan) if s.kind == "mistake" and len(s.answers) == 2]
+    writers = [i for i, s in enumerate(plan) if s.kind == "alternative"]
+    if not sources or not writers:
+        return plan
+    source, copier = plan[sources[0]], plan[writers[0]]
+    copied = copy_of(assignment, Student(source.student, {a.exercise: a for a in source.answers}), "renamed",
+                     copier.student)
+    plan[writers[0]] = Submission(copier.student, "copied", tuple(copied.answers.values()), source.student)
     return plan
 
 
@@ -89,3 +110,19 @@ def write_class(course: Path, assignment: str, plan: list[Submission], submitted
             if extra.suffix != ".ipynb":
                 shutil.copy(extra, folder / extra.name)
         (folder / "timestamp.txt").write_text("2026-11-20 12:00:00.000000 UTC")
+    for submission in plan:
+        if submission.copied_from:
+            for student in (submission.copied_from, submission.student):
+                _add_scratch_cell(submitted or course / "submitted", student, assignment, submission.copied_from)
+
+
+def _add_scratch_cell(submitted: Path, student: str, assignment: str, author: str) -> None:
+    """A cell `author` added to their notebook to try something out, with its id and output: in the copied
+    pair's notebooks both, since the copier handed in the author's file."""
+    path = submitted / student / assignment / f"{assignment}.ipynb"
+    notebook = nbformat.read(str(path), as_version=4)
+    cell = nbformat.v4.new_code_cell("print(np.ones((3, 2)).shape, 'trying the shapes')", execution_count=7,
+                                     outputs=[nbformat.v4.new_output("stream", text="(3, 2) trying the shapes\n")])
+    cell.id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{author}/{assignment}"))
+    notebook.cells.insert(2, cell)
+    nbformat.write(notebook, str(path))

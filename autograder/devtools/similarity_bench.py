@@ -1,0 +1,88 @@
+"""`make bench-similarity`: labelled classes (`similarity_class`: honest students and planted groups, each copy
+disguised one way) compared as `autograder similarity` compares them; prints the time, and precision and
+recall of the planted pairs at the default threshold and at other margins (how MARGIN was chosen), and the
+recall per disguise. Figures, not assertions: the docs quote them ("Academic integrity: similarity").
+
+    python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--assignment NAME]
+"""
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.devtools import similarity_class
+from autograder.similarity import evidence, read_class
+
+MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
+
+
+def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
+    labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings)
+    with tempfile.TemporaryDirectory() as folder:
+        similarity_class.write(Path(folder), assignment, labelled, seed=seed)
+        started = time.perf_counter()
+        works, names, refused = read_class(Path(folder), assignment)
+        read = time.perf_counter() - started
+        comparison = evidence.compare(assignment, works, names, refused)
+        seconds = time.perf_counter() - started
+        scores = evidence.pair_scores(works, names)[0]
+    by_pair = {frozenset((works[a].student, works[b].student)): s for (a, b), s in scores.items()}
+    flagged = {frozenset((p.a, p.b)) for p in comparison.pairs}
+    honest_top = max((s for pair, s in by_pair.items() if pair not in labelled.planted), default=0.0)
+    at = {}
+    for margin in MARGINS:
+        line = evidence.threshold(len(works), margin)
+        hits = {pair for pair, s in by_pair.items() if s >= line}
+        at[margin] = (len(hits & labelled.planted), len(hits))
+    disguise = {}
+    for pair in labelled.planted:
+        for name in pair:
+            if name.startswith("c"):
+                how = name.split("-", 1)[1]
+                found, total = disguise.get(how, (0, 0))
+                disguise[how] = (found + (pair in flagged), total + 1)
+    return {"seconds": seconds, "read": read, "flagged": flagged, "planted": labelled.planted, "at": at,
+            "honest_top": honest_top - evidence.threshold(len(works), 0.0), "disguise": disguise,
+            "threshold": comparison.threshold}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--assignment", default="hidden_state_activation")
+    parser.add_argument("--groups", type=int, default=20, help="planted pairs a class")
+    parser.add_argument("--rings", type=int, default=5, help="planted groups of three a class")
+    args = parser.parse_args()
+    runs = [run(args.assignment, args.n, seed, args.groups, args.rings) for seed in range(1, args.seeds + 1)]
+    print(f"{args.assignment}: {args.n} students a class, {args.groups} planted pairs and {args.rings} rings of "
+          f"three, {args.seeds} classes (seeds 1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
+    for r in runs:
+        hits = len(r["flagged"] & r["planted"])
+        print(f"  {r['seconds']:.2f} s (reading {r['read']:.2f} s), threshold {r['threshold']:g} bits: "
+              f"flagged {len(r['flagged'])}, planted {len(r['planted'])}, precision "
+              f"{hits / max(1, len(r['flagged'])):.2f}, recall {hits / len(r['planted']):.2f}; the likeliest honest "
+              f"pair at log2(pairs) + {r['honest_top']:.1f} bits")
+    print("precision / recall of the planted pairs by margin (bits above log2 of the pairs), all classes:")
+    for margin in MARGINS:
+        hits = sum(r["at"][margin][0] for r in runs)
+        flagged = sum(r["at"][margin][1] for r in runs)
+        planted = sum(len(r["planted"]) for r in runs)
+        print(f"  margin {margin:4g}: precision {hits / max(1, flagged):.2f}, recall {hits / planted:.2f} "
+              f"({flagged - hits} honest pairs flagged)")
+    print("recall by disguise (pairs with a copier so disguised), at the default margin:")
+    totals: dict[str, tuple[int, int]] = {}
+    for r in runs:
+        for how, (found, total) in r["disguise"].items():
+            before = totals.get(how, (0, 0))
+            totals[how] = (before[0] + found, before[1] + total)
+    for how in similarity_class.DISGUISES:
+        found, total = totals.get(how, (0, 0))
+        print(f"  {how:12} {found}/{total}")
+    print(f"median time to compare a class: {statistics.median(r['seconds'] for r in runs):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+"""Which pairs of students share more than students who work alone do, and the evidence, in words.
+
+Every feature (a fingerprint of an exercise's answer, the set of a student's answers, two exercises answered
+alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by
+how rare it is in the class: with `c` the number of students that counts as common (a tenth of the class, at
+least `MIN_COMMON`), a feature that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when
+`df` reaches `c`. What two
+students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
+mistake) is no evidence. Features go into an inverted index (feature -> students), and only the students of
+one posting list are paired, so the work grows with how often features are shared, not with the square of
+the class.
+
+A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
+- code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
+  answer (an identical answer that two students alone wrote is worth the most; one half shared, half that);
+- answers: the rarest set of answers both handed in (all exercises, or all but one), less its rarest single
+  answer (counted as code already);
+- every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
+A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: the more pairs, the more
+coincidences among them. MARGIN, the weights and the caps were chosen on labelled classes (docs, "Academic
+integrity: similarity"; `make bench-similarity`).
+"""
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from autograder.similarity.notebook_work import StudentWork
+from autograder.similarity.winnowing import fingerprints, tokens
+
+# A feature more than this share of the class has is no evidence. Not half: a textbook answer is written alike
+# by many students at once (those who write it in one exercise write it in the others), so a tenth of the
+# class sharing one thing says nothing about any two of them.
+COMMON_SHARE = 0.1
+MIN_COMMON = 8  # in a small class, what 8 students share is still common
+# An answer counts towards "answered alike together" only when at most this share of the class wrote it: the
+# students who write one uncommon form tend to write others (in a class where many pick among a few forms, two
+# of them share several by chance).
+TOGETHER_SHARE = 0.05
+# A category other than code counts at most this many times a feature two students alone share: the tenth
+# shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
+# formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
+CAPS = {"answers": 4.0, "wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0,
+        "together": 4.0}
+# Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
+# for precision first: an honest student flagged costs a conversation that should not happen (docs, "Academic
+# integrity: similarity").
+MARGIN = 1.0
+MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Each category's bits are multiplied by its weight before they are added up."""
+
+    code: float = 1.0
+    answers: float = 3.0  # a set of answers: what it adds to its rarest answer, in bits
+    wrong: float = 1.0
+    cell_id: float = 1.0
+    executions: float = 1.0
+    output: float = 0.5  # outputs follow from the code (already counted): a shared one adds half its bits
+    markdown: float = 1.0
+    together: float = 0.5  # per pair of exercises answered alike: k copied exercises give k(k-1)/2 of them
+
+
+KINDS = ("code", "answers", "together", "wrong", "cell_id", "executions", "output", "markdown")
+
+
+@dataclass
+class Evidence:
+    kind: str  # one of KINDS
+    bits: float
+    text: str  # what an instructor reads
+    exercise: str | None = None  # for code and wrong answers
+
+
+@dataclass
+class Pair:
+    a: str
+    b: str
+    score: float
+    evidence: list[Evidence] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        return "; ".join(e.text for e in self.evidence)
+
+
+@dataclass
+class Comparison:
+    """The class compared: the pairs at or above the threshold, best first, and their groups."""
+
+    assignment: str
+    compared: int  # students whose notebooks were read
+    threshold: float
+    pairs: list[Pair]
+    groups: list[list[str]]  # students joined by flagged pairs: a ring when more than two
+    refused: list[str]  # one line per notebook left out, naming it and why
+    works: dict[str, StudentWork] = field(default_factory=dict, repr=False)
+    names: frozenset[str] = frozenset()  # the release's names, kept by the tokeniser
+    weights: Weights = field(default_factory=Weights)
+
+
+def bits(df: int, n: int) -> float:
+    """The evidence a feature that `df` of `n` students have gives a pair who share it."""
+    common = max(MIN_COMMON, int(COMMON_SHARE * n))
+    if df < 2 or df >= common:
+        return 0.0
+    return math.log2((common - 1) / (df - 1))
+
+
+def threshold(n: int, margin: float = MARGIN) -> float:
+    return math.log2(max(1, n * (n - 1) // 2)) + margin
+
+
+def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int], dict[str, int]]:
+    """The student's features as index keys -> their category, each exercise's count of fingerprints, and
+    each exercise's answer as a whole (a hash of its set of fingerprints)."""
+    found: dict[tuple, str] = {}
+    sizes: dict[str, int] = {}
+    whole: dict[str, int] = {}
+    for exercise, text in work.answers.items():
+        values = {f.value for f in fingerprints(text, names)}
+        sizes[exercise] = len(values)
+        found.update({("code", exercise, value): "code:" + exercise for value in values})
+        if values:
+            whole[exercise] = hash(frozenset(values))
+    found.update({("wrong", exercise, value): "wrong:" + exercise for exercise, value in work.wrong.items()})
+    found.update({("cell_id", key): "cell_id" for key in work.created_ids})
+    found.update({("executions", nb, seq): "executions" for nb, seq in work.executions.items()})
+    found.update({("output", key): "output" for key in work.outputs})
+    found.update({("markdown", key): "markdown" for key in work.markdown})
+    return found, sizes, whole
+
+
+def _bags(work: StudentWork, names: frozenset[str]) -> dict[str, int]:
+    """Each answer as the bag of its tokens: renaming, layout, comments and reordered statements leave it as it
+    is."""
+    return {e: hash(tuple(sorted(t.text for t in tokens(text, names)))) for e, text in work.answers.items()
+            if text.strip()}
+
+
+def _answer_sets(bags: dict[str, int]) -> dict[tuple, tuple]:
+    """The student's answers to every exercise at once, and to all exercises but one (for each one), as index
+    keys -> the answers they are made of. How many students handed in the same set is measured in the class
+    itself, so a group who all write the textbook answers (students who write it once write it everywhere)
+    share a common set, not a rare one."""
+    if len(bags) < MIN_ANSWERED:
+        return {}
+    parts = tuple(sorted(bags.items()))
+    found = {("answers", hash(parts)): parts}
+    for e in bags:
+        rest = tuple(item for item in parts if item[0] != e)
+        found[("answers-but", e, hash(rest))] = rest
+    return found
+
+
+def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tuple]:
+    """Two exercises answered alike at once, each answer uncommon on its own: rarer than either alone when
+    students choose independently, and what a copy shares in every pair of exercises it took (k exercises
+    copied share k(k-1)/2 of them). A common answer is left out, or a rare mistake beside the textbook answer to
+    every other exercise would count once for each of them."""
+    kept = sorted((e, h) for e, h in whole.items() if (e, h) in uncommon)
+    return [("together", e1, h1, e2, h2) for (e1, h1), (e2, h2) in combinations(kept, 2)]
+
+
+def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
+                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int], set[tuple[str, int]]]:
+    """Every pair (indices into `works`) that shares a feature worth anything, with its score; how many
+    students have each feature; and the answers (exercise, whole-answer hash) uncommon in the class. Only the
+    students of one posting list are paired."""
+    n = len(works)
+    index: dict[tuple, list[int]] = defaultdict(list)
+    category: dict[tuple, str] = {}
+    sizes: list[dict[str, int]] = []
+    wholes: list[dict[str, int]] = []
+    for i, work in enumerate(works):
+        found, size, whole = _features(work, names)
+        sizes.append(size)
+        wholes.append(whole)
+        for key, kind in found.items():
+            index[key].append(i)
+            category[key] = kind
+    answered: dict[tuple[str, int], int] = defaultdict(int)
+    for whole in wholes:
+        for item in whole.items():
+            answered[item] += 1
+    # A set of answers is worth what it adds to its rarest answer (counted already, as code): two students with
+    # the textbook answers and the same mistake share one uncommon thing, not two.
+    sets: dict[tuple, tuple] = {}
+    bag_count: dict[tuple[str, int], int] = defaultdict(int)
+    for i, work in enumerate(works):
+        bags = _bags(work, names)
+        for item in bags.items():
+            bag_count[item] += 1
+        for key, parts in _answer_sets(bags).items():
+            index[key].append(i)
+            category[key] = "answers"
+            sets[key] = parts
+    uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
+    for i, whole in enumerate(wholes):
+        for key in _together(whole, uncommon):
+            index[key].append(i)
+            category[key] = "together"
+    sums: dict[tuple[int, int, str], float] = defaultdict(float)
+    for key, holders in index.items():
+        worth = bits(len(holders), n)
+        if key in sets:
+            worth -= max(bits(bag_count[item], n) for item in sets[key])
+        if worth > 0:
+            kind = category[key]
+            for a, b in combinations(holders, 2):
+                if kind == "answers":  # the set and its all-but-one subsets say one thing: the rarest counts
+                    sums[a, b, kind] = max(sums[a, b, kind], worth)
+                else:
+                    sums[a, b, kind] += worth
+    unit = bits(2, n)
+    scores: dict[tuple[int, int], float] = defaultdict(float)
+    wrong: dict[tuple[int, int], float] = defaultdict(float)
+    for (a, b, kind), total in sums.items():
+        if kind.startswith("code:"):
+            exercise = kind[5:]
+            scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+        elif kind.startswith("wrong:"):
+            # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
+            code = sums.get((a, b, "code:" + kind[6:]), 0.0)
+            code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
+            wrong[a, b] += max(0.0, weights.wrong * total - code)
+        else:
+            scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
+    for pair, total in wrong.items():
+        scores[pair] += min(CAPS["wrong"] * unit, total)
+    return scores, {key: len(holders) for key, holders in index.items()}, uncommon
+
+
+def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
+            refused: list[str] = (), weights: Weights = Weights(), margin: float = MARGIN) -> Comparison:
+    """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
+    evidence."""
+    n = len(works)
+    scores, df, uncommon = pair_scores(works, names, weights)
+    line = threshold(n, margin)
+    flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
+    pairs = [Pair(works[a].student, works[b].student, round(score, 1),
+                  _evidence(works[a], works[b], names, df, uncommon, n, weights)) for score, a, b in flagged]
+    return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
+                      {w.student: w for w in works}, names, weights)
+
+
+def explain(works: list[StudentWork], a: str, b: str, names: frozenset[str] = frozenset(),
+            weights: Weights = Weights()) -> Pair:
+    """The score and evidence of one pair, flagged or not: what an instructor asks of a pair they know of."""
+    n = len(works)
+    at = {work.student: i for i, work in enumerate(works)}
+    i, j = sorted((at[a], at[b]))
+    scores, df, uncommon = pair_scores(works, names, weights)
+    return Pair(works[i].student, works[j].student, round(scores.get((i, j), 0.0), 1),
+                _evidence(works[i], works[j], names, df, uncommon, n, weights))
+
+
+def groups(pairs: list[Pair]) -> list[list[str]]:
+    """The connected components of the flagged pairs, largest first."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        parent[root(pair.a)] = root(pair.b)
+    members: dict[str, list[str]] = defaultdict(list)
+    for student in parent:
+        members[root(student)].append(student)
+    return sorted((sorted(group) for group in members.values()), key=lambda g: (-len(g), g))
+
+
+def _of(df: int, n: int) -> str:
+    return f"{df} of {n} students"
+
+
+def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int],
+              uncommon: set[tuple[str, int]], n: int, weights: Weights) -> list[Evidence]:
+    """The shared features of a flagged pair, in words, strongest first."""
+    found: list[Evidence] = []
+    alike = []  # exercises answered alike as a whole, with that answer's hash
+    for exercise in sorted(set(a.answers) & set(b.answers)):
+        mine = {f.value for f in fingerprints(a.answers[exercise], names)}
+        theirs = {f.value for f in fingerprints(b.answers[exercise], names)}
+        if mine and mine == theirs:
+            alike.append((exercise, hash(frozenset(mine))))
+        shared = [value for value in mine & theirs if bits(df.get(("code", exercise, value), 0), n)]
+        if not shared:
+            continue
+        worth = sum(bits(df[("code", exercise, v)], n) for v in shared) / max(len(mine), len(theirs))
+        rarest = min(df[("code", exercise, v)] for v in shared)
+        share = len(mine & theirs) / max(len(mine), len(theirs))
+        found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
+                              f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
+    mine, theirs = _answer_sets(_bags(a, names)), _answer_sets(_bags(b, names))
+    shared_sets = [key for key in mine if key in theirs and bits(df.get(key, 0), n)]
+    if shared_sets:
+        key = min(shared_sets, key=lambda k: (df[k], len(k)))
+        which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
+                 else f"every exercise but {key[1]}")
+        found.append(Evidence("answers", bits(df[key], n), f"the same answers to {which} (names, layout, comments "
+                              f"and order aside): a set handed in by {_of(df[key], n)}"))
+    rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
+    if rare:
+        worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
+        these = "1 pair of them" if len(rare) == 1 else f"{len(rare)} pairs of them"
+        found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as a whole "
+                              f"({', '.join(e for e, _ in alike)}), {these} uncommon together; "
+                              f"the rarest pair is in {_of(min(rare), n)}"))
+    for exercise in sorted(set(a.wrong) & set(b.wrong)):
+        if a.wrong[exercise] == b.wrong[exercise]:
+            count = df[("wrong", exercise, a.wrong[exercise])]
+            if bits(count, n):
+                found.append(Evidence("wrong", bits(count, n), f"same wrong answer to {exercise} (the graders "
+                                      f"found the same failures), given by {_of(count, n)}", exercise))
+    listed = [
+        ("cell_id", [(("cell_id", k), f"cell id {k[:8]}… added by both (“{a.created_ids[k]}”)")
+                     for k in sorted(set(a.created_ids) & set(b.created_ids))]),
+        ("executions", [(("executions", nb, seq), f"same execution counts in {nb} ({_short(seq)})")
+                        for nb, seq in sorted(a.executions.items()) if b.executions.get(nb) == seq]),
+        ("output", [(("output", k), f"same output “{a.outputs[k]}”") for k in sorted(set(a.outputs) & set(b.outputs))]),
+        ("markdown", [(("markdown", k), f"same markdown line “{a.markdown[k]}”")
+                      for k in sorted(set(a.markdown) & set(b.markdown))]),
+    ]
+    for kind, items in listed:
+        rare = [(bits(df[key], n), df[key], text) for key, text in items if bits(df[key], n)]
+        rare.sort(key=lambda item: -item[0])
+        for worth, count, text in rare[:3]:
+            found.append(Evidence(kind, worth, f"{text}, in {count} of {n} notebooks"))
+        if len(rare) > 3:
+            found.append(Evidence(kind, 0.0, f"and {len(rare) - 3} more {kind.replace('_', ' ')} features shared"))
+    return sorted(found, key=lambda e: -e.bits)
+
+
+def _short(sequence: str) -> str:
+    counts = sequence.split()
+    return " ".join(counts) if len(counts) <= 12 else " ".join(counts[:12]) + " …"
