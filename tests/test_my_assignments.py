@@ -225,26 +225,42 @@ def test_the_page_is_for_the_courses_students_and_listed_in_their_services(hub_c
     assert scope not in teacher_api.hub("GET", "/user").json()["scopes"]
 
 
-def test_the_page_in_a_browser_is_accessible(hub_course):
+def test_the_page_in_a_browser_is_accessible_and_its_feedback_link_runs_no_script_of_the_students(hub_course):
+    """The page as a browser draws it, from the hub (the student's token in each request's header), audited and
+    kept to be looked at; then its link to her latest feedback, whose own script must not run."""
     from playwright.sync_api import sync_playwright
 
     from tests.axe import serious_violations
-    from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
 
-    (_, api), _ = hub_course.students.items()
-    page = api.call("GET", my_page_path(), allow_redirects=True)
+    (ann, api), _ = hub_course.students.items()
     shot = Path("/tmp/page-hub-my-assignments.png")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
         try:
-            context = browser.new_context(viewport={"width": 1100, "height": 500})
-            refused = offline(context)
+            context = browser.new_context(viewport={"width": 1100, "height": 500},
+                                          extra_http_headers={"Authorization": f"token {api.token}"})
+            elsewhere: list[str] = []  # anything but the hub: the page fetches nothing else
+
+            def hub_only(route) -> None:
+                if route.request.url.startswith(f"{api.url}/"):
+                    route.continue_()
+                else:
+                    elsewhere.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", hub_only)
             seen = context.new_page()
-            seen.set_content(page.text)
+            seen.goto(f"{api.url}{my_page_path()}")
             violations = serious_violations(seen)
             local = seen.locator("time.autograder-time").first.inner_text()
             seen.screenshot(path=str(shot), full_page=True)
+            seen.get_by_role("link", name=re.compile("attempt 2")).click()
+            seen.wait_for_load_state()
+            feedback_text, title = seen.locator("body").inner_text(), seen.title()
         finally:
             browser.close()
-    assert violations == [] and refused == [], (violations, refused)
+    assert violations == [] and elsewhere == [], (violations, elsewhere)
     assert "(your time;" in local  # where scripts run, times read in the reader's zone too
+    assert hub_course.markers[ann] in feedback_text
+    assert title == hub_course.markers[ann]  # the page's script (`document.title = 'ran'`) did not run
