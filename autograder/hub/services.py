@@ -8,7 +8,7 @@ import socket
 import sys
 from pathlib import Path
 
-from autograder.hub.groups import instructor_group
+from autograder.hub.groups import instructor_group, student_group
 from autograder.hub.hub_course import HubCourse
 
 # Stop a user's server after an hour without activity (JupyterLab open in a browser tab counts as activity): a
@@ -54,6 +54,22 @@ def status_service(course: HubCourse) -> tuple[dict, dict]:
                "display": True}
     role = {"name": f"{name}-readers", "scopes": [f"access:services!service={name}"],
             "groups": [instructor_group(course.course_id)]}
+    return service, role
+
+
+def my_assignments_service_name(course_id: str) -> str:
+    return f"autograder-my-{course_id}"
+
+
+def my_assignments_service(course: HubCourse) -> tuple[dict, dict]:
+    """Each student's "My assignments" page (autograder/hub/my_assignments_service.py), and the role that lets the
+    course's students open it (its instructors have the class report)."""
+    name = my_assignments_service_name(course.course_id)
+    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
+               "command": [sys.executable, "-m", "autograder.hub.my_assignments_service"], "oauth_no_confirm": True,
+               "display": True, "info": {"course": course.course_id, "what": "each student's assignments"}}
+    role = {"name": f"{name}-readers", "scopes": [f"access:services!service={name}"],
+            "groups": [student_group(course.course_id)]}
     return service, role
 
 

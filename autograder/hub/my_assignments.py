@@ -1,0 +1,96 @@
+"""One student's assignments, as their "My assignments" page on the hub shows them: for each assignment of the
+course, the due date for them (their extension or label applied, in the words of their feedback page's deadline
+line), their graded attempts in the window now and how many are left, the attempt that counts for their grade
+(latest or best; a practice attempt never does) and the feedback pages of their latest attempt.
+
+`assignment_rows` is pure (the ledger's records, the gradebook's deadlines, the course's policy and rules);
+`read_rows` reads them for one student from the course folder."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from autograder.deadlines.rules import LateRules
+from autograder.deadlines.student_deadline import StudentDeadline
+from autograder.deadlines.student_line import deadline_line
+from autograder.page_markup import Markup
+from autograder.watch.attempt_policy import Policy
+from autograder.watch.ledger import Record
+from autograder.watch.standing import Attempt, attempts_of, counted
+
+
+@dataclass(frozen=True)
+class AssignmentRow:
+    assignment: str
+    due: Markup | None  # "Due for you: ..." as the feedback page says it; None: no due date
+    attempts: tuple[Attempt, ...]  # every graded attempt, first to latest
+    used: int  # graded attempts in the window now (practice ones too: the watcher's limit counts them)
+    limit: int  # graded attempts per window; 0: no limit
+    next_slot: datetime | None  # when the limit is reached: the next graded attempt is possible then
+    counting: Attempt | None  # the attempt the grade holds; None when none may count
+
+    @property
+    def left(self) -> int | None:
+        """Graded attempts possible now; None without a limit."""
+        return max(self.limit - self.used, 0) if self.limit else None
+
+    @property
+    def latest(self) -> Attempt | None:
+        return self.attempts[-1] if self.attempts else None
+
+
+def due_for(deadline: StudentDeadline | None, rules: LateRules, assignment: str) -> Markup | None:
+    """The due date line of the student's feedback page, without a hand-in: the credit is only asked for the due
+    date it moves to (a label's extra time)."""
+    if deadline is None:
+        return None
+    return deadline_line(deadline, None, deadline.credit(rules, assignment, deadline.due))
+
+
+def assignment_rows(student: str, assignments: list[str], deadlines: dict[str, StudentDeadline | None],
+                    records: list[Record], policy: Policy, rules: LateRules, now: datetime) -> list[AssignmentRow]:
+    """`student`'s row of each of `assignments` (in that order), from the ledger's last `records` (anyone's: only
+    `student`'s graded ones are read) and their `deadlines`; `now` naive UTC, as the ledger's times."""
+    rows = []
+    for assignment in assignments:
+        attempts = attempts_of([r for r in records if r.state == "graded" and r.student == student
+                                and r.assignment == assignment])
+        graded_at = [a.graded_at for a in attempts]
+        rows.append(AssignmentRow(
+            assignment, due_for(deadlines.get(assignment), rules, assignment), tuple(attempts),
+            sum(now - t < policy.window for t in graded_at), policy.attempts, policy.next_slot(graded_at, now),
+            counted(policy, attempts)))
+    return rows
+
+
+def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> list[AssignmentRow]:
+    """`student`'s rows in the course of `settings` (its `CourseSettings`): the gradebook's assignments (by due
+    date, then name), their deadlines for `student`, and the watcher's ledger."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    from autograder.deadlines.exception_store import LABEL_TABLE
+    from autograder.deadlines.student_deadline import read_deadline
+    from autograder.watch.ledger import read_ledger
+    from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
+
+    tables = settings.gradebook_tables() or set()
+    assignments: list[str] = []
+    deadlines: dict[str, StudentDeadline | None] = {}
+    if "assignment" in tables:  # no gradebook yet: nothing released, nothing to show
+        engine = create_engine(settings.db_url, poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                def rows(sql: str, params: dict[str, Any]) -> list[tuple]:
+                    if LABEL_TABLE in sql and LABEL_TABLE not in tables:  # our tables not made yet: no labels
+                        return []
+                    return [tuple(row) for row in connection.execute(text(sql), params).fetchall()]
+
+                # An assignment without a due date sorts last.
+                assignments = [name for (name,) in rows(
+                    "SELECT name FROM assignment ORDER BY duedate IS NULL, duedate, name", {})]
+                deadlines = {name: read_deadline(rows, name, student) for name in assignments}
+        finally:
+            engine.dispose()
+    records = list(read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values())
+    return assignment_rows(student, assignments, deadlines, records, policy, settings.late_rules, now)

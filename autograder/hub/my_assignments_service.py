@@ -1,0 +1,165 @@
+"""A student's "My assignments" page, a managed service of the hub (one per course, in its students' Services
+menu): each assignment with the due date for them, their graded attempts used and left, the attempt that counts
+and a link to their latest feedback. Run by the hub in the course folder, as the hub's user (it reads the
+gradebook and the watcher's ledger, closed to students); who may open it is the hub's to say (a role giving the
+course's students' group `access:services!service=<this one>`; its instructors have the class report instead).
+
+Whose page it is comes from the hub's OAuth alone: nothing in the URL or the query names a student.
+
+The feedback link is served here, from the exchange's `feedback/` file of the student's own latest attempt (the
+file "Fetch Feedback" copies into their home). The page holds the student's own notebook output, which can be any
+HTML: it is served with a Content-Security-Policy `sandbox` and `default-src 'none'`, so nothing in it runs
+script or loads anything, on the hub's origin or elsewhere (its times then read in UTC, a whole sentence).
+"""
+
+import html
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import quote, urlparse
+
+from autograder.hub.my_assignments import AssignmentRow
+from autograder.page_markup import LOCAL_TIMES, Markup, markup, when
+from autograder.terminal import count
+from autograder.watch.attempt_policy import Policy
+from autograder.watch.standing import window_words
+
+FEEDBACK_PATH = "feedback"  # <prefix>feedback/<assignment>/<page number>: the latest attempt's pages
+# The watcher's page names: nbgrader's notebook hash (hex), `.html`; anything else in the ledger is not served.
+PAGE_NAME = re.compile(r"[0-9a-f]{16,128}\.html")
+FEEDBACK_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+
+CSS = ("body { font: 16px/1.5 system-ui, sans-serif; color: #1f2933; margin: 0; }"
+       " main { max-width: 70em; padding: 1em 1.5em; } h1 { font-size: 1.4em; }"
+       " table { border-collapse: collapse; } caption { text-align: left; padding: 0.3em 0; }"
+       " th, td { border: 1px solid #9aa5b1; padding: 0.4em 0.6em; text-align: left; vertical-align: top; }"
+       " thead th { background: #e4e7eb; } a { color: #0b4f9c; }")
+
+
+def attempts_cell(row: AssignmentRow, window: str) -> Markup:
+    if not row.attempts:
+        used = "No graded attempts yet"
+    else:
+        used = f"{count(len(row.attempts), 'graded attempt')} in all"
+    if row.left is None:
+        return markup(used, " (no limit).")
+    if row.left:
+        return markup(used, f"; {row.used} of {row.limit} used in this {window}: {row.left} left now.")
+    slot = when(row.next_slot) if row.next_slot else "later"
+    return markup(used, f"; {row.used} of {row.limit} used in this {window}: none left until ", slot, ".")
+
+
+def counts_cell(row: AssignmentRow, counts: str) -> Markup:
+    if row.counting is None:
+        if not row.attempts:
+            return markup("Nothing yet.")
+        return markup("None: your attempts arrived after your last late deadline (practice: graded for feedback, "
+                      "not counted).")
+    attempt = row.counting
+    return markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points (submitted ",
+                  when(attempt.submitted), f"; your {counts} graded attempt counts).")
+
+
+def feedback_cell(row: AssignmentRow) -> Markup:
+    latest = row.latest
+    if latest is None or not latest.pages:
+        return markup("None yet.")
+    links = [Markup(f'<a href="{FEEDBACK_PATH}/{quote(row.assignment)}/{n}">'
+                    f"{html.escape(row.assignment)}: attempt {latest.number}"
+                    f"{f', page {n}' if len(latest.pages) > 1 else ''}</a>")
+             for n in range(1, len(latest.pages) + 1)]
+    return markup(*[markup(link, " ") for link in links])
+
+
+def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy, now: datetime) -> str:
+    """The whole page for `student` (their rows only)."""
+    window = window_words(policy)
+    body = "".join(
+        f"<tr><th scope=\"row\">{html.escape(row.assignment)}</th>"
+        f"<td>{row.due or 'No due date.'}</td><td>{attempts_cell(row, window)}</td>"
+        f"<td>{counts_cell(row, policy.counts)}</td><td>{feedback_cell(row)}</td></tr>" for row in rows)
+    table = ("<table><caption>Your assignments in this course, earliest due first</caption>"
+             "<thead><tr><th scope=\"col\">Assignment</th><th scope=\"col\">Due for you</th>"
+             "<th scope=\"col\">Graded attempts</th><th scope=\"col\">Counts for your grade</th>"
+             f"<th scope=\"col\">Latest feedback</th></tr></thead><tbody>{body}</tbody></table>"
+             if rows else "<p>No assignment has been released in this course yet.</p>")
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>My assignments: {html.escape(course_id)}</title><style>{CSS}</style></head><body><main>"
+            f"<h1>My assignments: {html.escape(course_id)}</h1>"
+            f"<p>Signed in as {html.escape(student)}. As of {when(now)}: reload the page for the latest.</p>"
+            f"{table}"
+            "<p>Your feedback is also in JupyterLab: the Assignments panel's <strong>Fetch Feedback</strong> "
+            "copies it into your files.</p>"
+            f"</main>{LOCAL_TIMES}</body></html>")
+
+
+def feedback_page(rows: list[AssignmentRow], exchange_feedback: Path, assignment: str, number: int) -> bytes | None:
+    """Page `number` (from 1) of the latest attempt of `assignment` in `rows` (one student's), None if there is
+    none. Opened without following a link: the name is the ledger's, checked, in the watcher's own folder."""
+    row = next((r for r in rows if r.assignment == assignment), None)
+    if row is None or row.latest is None or not 1 <= number <= len(row.latest.pages):
+        return None
+    name = row.latest.pages[number - 1]
+    if not PAGE_NAME.fullmatch(name):
+        return None
+    try:
+        descriptor = os.open(exchange_feedback / name, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as page_file:
+        return page_file.read()
+
+
+def main() -> None:
+    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.utils import url_path_join
+    from tornado import ioloop, web
+
+    from autograder.course.settings import read_course
+    from autograder.hub.my_assignments import read_rows
+    from autograder.watch.attempt_policy import read_policy
+    from autograder.watch.exchange import Exchange
+    from autograder.watch.ledger import utcnow
+
+    # Read once, as the watcher reads them: a change to the course's settings takes a restart of the hub.
+    settings = read_course(Path.cwd())
+    policy, course_id = read_policy(settings.coursedir.config), settings.course_id
+    feedback = Exchange.from_config(settings.coursedir.config, course_id).feedback
+    prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
+
+    class MyPage(HubOAuthenticated, web.RequestHandler):
+        @web.authenticated
+        def get(self) -> None:
+            student = self.current_user["name"]
+            now = utcnow()
+            self.set_header("Cache-Control", "no-store")
+            self.write(page(read_rows(settings, policy, student, now), student, course_id, policy, now))
+
+    class MyFeedback(HubOAuthenticated, web.RequestHandler):
+        @web.authenticated
+        def get(self, assignment: str, number: str) -> None:
+            found = feedback_page(read_rows(settings, policy, self.current_user["name"], utcnow()), feedback,
+                                  assignment, int(number))
+            if found is None:
+                raise web.HTTPError(404)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Content-Security-Policy", FEEDBACK_CSP)
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            self.write(found)
+
+    app = web.Application([
+        (prefix, MyPage),
+        (url_path_join(prefix, FEEDBACK_PATH, r"([^/]+)/([0-9]{1,3})"), MyFeedback),
+        (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler)], cookie_secret=os.urandom(32))
+    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
+    app.listen(where.port, where.hostname)
+    try:
+        ioloop.IOLoop.current().start()
+    except KeyboardInterrupt:  # the hub stops its services with SIGINT
+        pass
+
+
+if __name__ == "__main__":
+    main()
