@@ -7,7 +7,8 @@ course (an institution's multi-course hub as well as `autograder hub`'s own), af
 
 It runs as the hub loads its config (as root): the course's exchange is made with nbgrader's modes, the course folder
 is given to its instructors' OS group and closed to everyone else, and the hub gets the spawner, group-managed roles,
-the course in its LTI 1.3 login's courses, and the course's `autograder watch` service and status page.
+the course in its LTI 1.3 login's courses, and the course's `autograder watch` service and status page; with the
+tool's LTI key in lms.toml, `autograder push --follow` and the roster sync as services too (services.py).
 """
 
 import sys
@@ -17,7 +18,7 @@ from typing import Any
 from autograder.hub.course_access import closed_parent, open_to_instructors
 from autograder.hub.course_exchange import prepare_exchange
 from autograder.hub.hub_course import HubCourse, HubCourseError, read_hub_course
-from autograder.hub.services import idle_culler_service, status_service, watch_service
+from autograder.hub.services import idle_culler_service, lms_services, status_service, watch_service
 from autograder.hub.spawner import STUDENT_CONFIG, CourseSpawner
 
 USERS_FOLDER = "users"  # in a hub's state folder: each user's nbgrader settings
@@ -69,7 +70,7 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     # authenticator sets at each login from the LMS's launch.
     c.Authenticator.manage_groups = True
     status, readers = status_service(course)
-    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status]
+    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, *lms_services(course)]
     c.JupyterHub.load_roles = [*_listed(c.JupyterHub.load_roles), readers]
     return course
 
