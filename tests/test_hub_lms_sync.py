@@ -27,11 +27,20 @@ import pytest
 import requests
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.demo_lms.demo_platform import DEMO_COURSE, INSTRUCTOR, LEARNER, DemoCourse, DemoLms, DemoPerson
+from autograder.demo_lms.demo_platform import (
+    DEMO_COURSE,
+    INSTRUCTOR,
+    LEARNER,
+    DemoCourse,
+    DemoLms,
+    DemoPerson,
+    new_key_pair,
+)
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
+from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import account_command
-from autograder.hub.services import free_port, push_service_name, roster_service_name
+from autograder.hub.services import free_port, lms_services, push_service_name, roster_service_name
 from autograder.lms.gradebook import open_gradebook
 from autograder.lms.identity import load_people
 from autograder.lms.roster_sync import lms_statuses
@@ -185,3 +194,34 @@ def test_a_student_launched_from_the_link_is_graded_and_the_score_reaches_the_lm
     assert (score["scoreGiven"], score["scoreMaximum"]) == (46, 46), score
     assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
     assert world.lms.violations == []
+
+
+# ---- which LMS services a course gets (no hub needed) -----------------------------------------------------------
+
+
+def course_with_lti(tmp_path: Path, lti_lines: str) -> HubCourse:
+    folder = tmp_path / "course"
+    folder.mkdir(parents=True)
+    (folder / "lms.toml").write_text('[lti]\nissuer = "https://lms.example"\nclient_id = "tool"\n'
+                                     'token_url = "https://lms.example/token"\n'
+                                     'lineitems_url = "https://lms.example/lineitems"\n'
+                                     'memberships_url = "https://lms.example/members"\n' + lti_lines)
+    return HubCourse("c1", folder, tmp_path / "exchange")
+
+
+def test_the_lms_services_run_only_with_a_key_lms_toml_names_and_the_hub_can_read(tmp_path, monkeypatch):
+    assert lms_services(course_with_lti(tmp_path / "none", "")) == [], "no key named: no service"
+    key, _ = new_key_pair()
+    (tmp_path / "key.pem").write_text(key)
+    named = lms_services(course_with_lti(tmp_path / "file", f'private_key_file = "{tmp_path / "key.pem"}"\n'))
+    assert [s["name"] for s in named] == [push_service_name("c1"), roster_service_name("c1")]
+    assert [s["environment"] for s in named] == [{}, {}], "a key file is read by the service, not passed to it"
+    monkeypatch.setenv("COURSE_LTI_KEY", key)
+    named = lms_services(course_with_lti(tmp_path / "env", 'private_key_env = "COURSE_LTI_KEY"\n'))
+    assert [s["environment"] for s in named] == [{"COURSE_LTI_KEY": key.strip()}] * 2
+    inside = course_with_lti(tmp_path / "inside", 'private_key_file = "tool-key.pem"\n')
+    (inside.folder / "tool-key.pem").write_text(key)
+    with pytest.raises(HubCourseError, match="points inside the course folder"):
+        lms_services(inside)
+    with pytest.raises(HubCourseError, match="no LTI private key: set the environment variable MISSING_KEY"):
+        lms_services(course_with_lti(tmp_path / "unset", 'private_key_env = "MISSING_KEY"\n'))
