@@ -126,11 +126,14 @@ def link_the_assignment(world: World) -> requests.Response:
     """The instructor adds the tool and links ASSIGNMENT; the browser posts the hub's answer to the LMS."""
     session, picker = add_the_tool(world, TEACHER)
     assert picker.status_code == 200 and "Link an assignment" in picker.text, picker.text[:1000]
+    # Shown in a frame of the LMS's own (Canvas's modal): that LMS, and only it, may frame the hub's pages here.
+    assert picker.headers["Content-Security-Policy"] == f"frame-ancestors 'self' {world.lms.base}"
     assert f"<strong>{ASSIGNMENT}</strong>" in picker.text
     answer = pick(world, session, picker, ASSIGNMENT)
     assert answer.status_code == 200, answer.text[:1000]
     action, form = posted_form(answer.text)
     assert action == world.lms.return_url and set(form) == {"JWT"}
+    assert answer.headers["Content-Security-Policy"] == f"frame-ancestors 'self' {world.lms.base}"
     back = session.post(action, data=form, timeout=60)  # the LMS takes the link and shows its course page
     assert back.status_code == 200, back.text[:1000]
     assert pick(world, session, picker, ASSIGNMENT).status_code == 400, "a picker's choice is good once"
@@ -170,6 +173,7 @@ def test_a_student_s_deep_linking_request_is_refused(world):
     assert "Launch refused" in response.text and "only an instructor" in response.text
     assert "Link an assignment" not in response.text and len(world.lms.links) == before
     assert "LTI launch refused: only an instructor" in world.hub.log()
+    assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], "a refusal keeps the hub's"
 
 
 def test_a_student_launched_from_the_link_is_graded_and_the_score_reaches_the_lms_gradebook(world):

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import html
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from jupyterhub.handlers import BaseHandler
 
 from autograder.lms import lti
-from autograder.lms.deep_link import linkable, picker_page, respond, response_form
+from autograder.lms.deep_link import SETTINGS_CLAIM, linkable, picker_page, respond, response_form
 from autograder.lms.errors import LmsError
 from autograder.lms.lms_settings import load
 
@@ -65,6 +67,18 @@ class PendingPicks:
         return pick if pick is not None and pick.until > time.time() else None
 
 
+def frame_policy(claims: dict[str, Any]) -> str:
+    """The Content-Security-Policy of the picker's pages: JupyterHub forbids framing its pages
+    (`frame-ancestors 'none'`), but an LMS shows deep linking in a frame of its own (Canvas's modal); only the
+    LMS that sent the verified request, the origin of its return URL, may frame them."""
+    settings = claims.get(SETTINGS_CLAIM)
+    url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not re.fullmatch(r"[A-Za-z0-9.:\[\]-]+", parts.netloc):
+        return "frame-ancestors 'none'"
+    return f"frame-ancestors 'self' {parts.scheme}://{parts.netloc}"
+
+
 def picker_for(course: CourseRegistration, claims: dict[str, Any], handle: str, action_url: str) -> str:
     """The picker page of `course`'s assignments (its gradebook's), for the verified request `claims`."""
     context = claims.get(CONTEXT)
@@ -103,6 +117,7 @@ class DeepLinkChoiceHandler(BaseHandler):
             self.log.warning("LTI deep link of %s in %s failed: %s", chosen.name, pick.course.course_id, exc)
             return self._plain(503, "Link not made", f"the hub could not answer the LMS: {exc}")
         self.log.info("LTI deep link: %s linked in %s", chosen.name, pick.course.course_id)
+        self.set_header("Content-Security-Policy", frame_policy(pick.claims))
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(response_form(pick.claims, token))
 

@@ -61,7 +61,7 @@ from .launch_claims import (
     role_in_course,
     text_claim,
 )
-from .link_picker import DeepLinkChoiceHandler, PendingPicks, picker_for
+from .link_picker import DeepLinkChoiceHandler, PendingPicks, frame_policy, picker_for
 
 
 class Refusal(Exception):
@@ -142,6 +142,7 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
             if text_claim(id_token, MESSAGE_TYPE) == "LtiDeepLinkingRequest":
                 page = authenticator.deep_link_picker(id_token, url_path_join(self.hub.base_url, "lti13",
                                                                                 "deep_link"))
+                self.set_header("Content-Security-Policy", frame_policy(id_token))
                 self.set_header("Content-Type", "text/html; charset=utf-8")
                 self.finish(page)
                 return
