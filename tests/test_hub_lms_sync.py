@@ -229,3 +229,27 @@ def test_the_lms_services_run_only_with_a_key_lms_toml_names_and_the_hub_can_rea
         lms_services(inside)
     with pytest.raises(HubCourseError, match="no LTI private key: set the environment variable MISSING_KEY"):
         lms_services(course_with_lti(tmp_path / "unset", 'private_key_env = "MISSING_KEY"\n'))
+
+
+def test_a_failed_roster_sync_is_one_log_line_and_the_service_goes_on(tmp_path, caplog):
+    """The LMS unreachable (nothing listens on the memberships URL's port): one warning, nothing written, and the
+    loop waits for the next try until the hub stops it."""
+    import logging
+    import threading
+
+    from autograder.hub.roster_service import RETRY_SECONDS, sync_every
+
+    key, _ = new_key_pair()
+    (tmp_path / "key.pem").write_text(key)
+    dead = f"http://127.0.0.1:{free_port()}"
+    course = course_with_lti(tmp_path, f'private_key_file = "{tmp_path / "key.pem"}"\n[push]\nretries = 0\n')
+    text = (course.folder / "lms.toml").read_text().replace("https://lms.example", dead)
+    (course.folder / "lms.toml").write_text(text)
+    stop = threading.Event()
+    threading.Timer(3, stop.set).start()
+    with caplog.at_level(logging.INFO, logger="autograder.hub.roster_service"):
+        sync_every(course.folder, stop)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and lines[0].startswith("roster sync failed: ") and "\n" not in lines[0], lines
+    assert f"next try in {RETRY_SECONDS:.0f} s" in lines[0]
+    assert not (course.folder / "gradebook.db").exists(), "nothing written"
