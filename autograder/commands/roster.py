@@ -49,26 +49,16 @@ def run(args: argparse.Namespace) -> int:
 
 def run_sync(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
-    from autograder.lms import lti
     from autograder.lms.errors import LmsError
-    from autograder.lms.gradebook import find_course, open_gradebook
-    from autograder.lms.lms_settings import load
-    from autograder.lms.nrps import fetch_members
-    from autograder.lms.retry import policy_from_settings
-    from autograder.lms.roster_sync import ID_SOURCES, sync_roster
+    from autograder.lms.gradebook import find_course
+    from autograder.lms.roster_sync import sync_course
     from autograder.terminal import visible
 
     try:
-        course = find_course(Path.cwd())
-        settings = load(course, required=True)
-        id_from = settings.choice("roster", "nrps_id_from", "user_id", ID_SOURCES)
-        key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
-        members = fetch_members(settings, key, policy_from_settings(settings))
-        with open_gradebook(course, must_exist=False) as gradebook:
-            result = sync_roster(gradebook, members, id_from)
+        listed, result = sync_course(find_course(Path.cwd()))
     except LmsError as exc:
         raise UserError(visible(exc)) from None
-    print(f"Synced {len(members)} members of the LMS course: {result.created} new students, {result.updated} "
+    print(f"Synced {listed} members of the LMS course: {result.created} new students, {result.updated} "
           f"updated, {result.not_learners} not learners (not graded)")
     if result.left:
         print(visible(f"Left the LMS course (flagged, grades kept): {', '.join(result.left)}"))

@@ -25,7 +25,7 @@ def _page(title: str, body: str) -> str:
 def course_page(lms: DemoLms) -> str:
     course = lms.course
     sections = []
-    for assignment in lms.assignments:
+    for assignment in lms.launchable:
         links = "".join(
             f'<li><a href="{escape(lms.launch_link(person, assignment))}">Open {escape(assignment)} as '
             f"{escape(person.name)} ({person.role_name})</a></li>"
@@ -33,6 +33,11 @@ def course_page(lms: DemoLms) -> str:
         sections.append(f"<section><h2>{escape(assignment)}</h2><ul>{links}</ul></section>")
     if not sections:
         sections.append("<p>This course has no assignments yet.</p>")
+    adders = "".join(f'<li><a href="{escape(lms.add_tool_link(person))}">Add the tool (link an assignment) as '
+                     f"{escape(person.name)} ({person.role_name})</a></li>" for person in course.people
+                     if person.role_name == "instructor")
+    if adders:
+        sections.append(f"<section><h2>Add the course's tool</h2><ul>{adders}</ul></section>")
     body = (f'<header><p>Demo LMS</p></header><main><h1>{escape(course.title)}</h1>'
             f"<p>Each link opens the assignment in the course's JupyterHub by an LTI 1.3 launch, as the person "
             f"named: the instructor's opens the course's tools, a student's their own server.</p>"

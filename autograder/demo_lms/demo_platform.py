@@ -9,6 +9,10 @@ Services) plus what a student's click in an LMS does:
                         lti1p3platform's message launch) to the tool's redirect URI
   GET /jwks             the platform's public keys
   GET /gradebook        the scores the tool sent through AGS
+  GET /add_tool         an instructor's "Add the tool": a deep linking request (demo_deep_link.py) by the same OIDC
+                        flow; the tool's answer comes back to POST /deep_link_return (advantage_platform.py),
+                        which makes the line item and the resource link the course page then lists
+  GET /courses/<context id>/members   the course's members (NRPS)
 
 lti1p3platform checks of the authentication request only that it has a nonce, a state, a redirect URI and the
 client id; this platform also refuses a redirect URI that is not the registered one, the wrong response type,
@@ -22,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import tomllib
 import typing as t
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
+import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from lti1p3platform.message_launch import MessageLaunchAbstract
@@ -36,8 +42,10 @@ from lti1p3platform.message_launch import MessageLaunchAbstract
 from autograder.lms.errors import LmsError
 from autograder.lms.lms_settings import FILENAME
 
+from .advantage_platform import AdvantagePlatform
+from .demo_deep_link import deep_linking_launch
 from .demo_pages import course_page, gradebook_page, launch_form_page, refusal_page
-from .lti_platform import LoopbackPlatform, PlainRequest, Platform
+from .lti_platform import PlainRequest, Platform
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 INSTRUCTOR = f"{MEMBERSHIP}#Instructor"
@@ -107,21 +115,22 @@ def new_key_pair() -> tuple[str, str]:
     return private, public
 
 
-class DemoLms(LoopbackPlatform):
+class DemoLms(AdvantagePlatform):
     """The demo platform with its courses, the tool registered at `hub_url` (JupyterHub's `/hub/` URL)."""
 
     def __init__(self, hub_url: str, assignments: t.Sequence[str],
                  courses: tuple[DemoCourse, ...] = (DEMO_COURSE, OTHER_COURSE),
                  tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID) -> None:
         private, public = new_key_pair()
-        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id)
+        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id, deployment_id=DEPLOYMENT_ID)
         self.hub_url = hub_url.rstrip("/") + "/"
         self.assignments = tuple(assignments)
         self.courses = {c.context_id: c for c in courses}
         self.hint_key = secrets.token_bytes(32)
         self.issuer = self.base  # the platform's issuer is its own URL, as an LMS's is
         (self.registration.set_iss(self.issuer).set_deployment_id(DEPLOYMENT_ID)
-         .set_launch_url(self.hub_url).set_oidc_login_url(self.login_initiation_url))
+         .set_launch_url(self.hub_url).set_deeplink_launch_url(self.hub_url)
+         .set_oidc_login_url(self.login_initiation_url))
 
     # ---- what the tool registers ------------------------------------------------------------------------
 
@@ -137,27 +146,76 @@ class DemoLms(LoopbackPlatform):
     def course(self) -> DemoCourse:
         return next(iter(self.courses.values()))
 
-    def lti_section(self, course: DemoCourse | None = None) -> dict[str, t.Any]:
-        """The course's `[lti]` settings for lms.toml: what an instructor copies from an LMS's registration."""
+    def lti_section(self, course: DemoCourse | None = None, key_file: Path | None = None) -> dict[str, t.Any]:
+        """The course's `[lti]` settings for lms.toml: what an instructor copies from an LMS's registration (the
+        tool's private key file too when it has one: `give_tool_key`)."""
         course = course or self.course
-        return {"issuer": self.issuer, "client_id": self.client_id, "auth_login_url": f"{self.base}/authorize",
-                "jwks_url": f"{self.base}/jwks", "deployment_ids": [DEPLOYMENT_ID], "context_id": course.context_id,
-                "token_url": self.token_url, "lineitems_url": f"{self.base}/lineitems"}
+        section = {"issuer": self.issuer, "client_id": self.client_id, "auth_login_url": f"{self.base}/authorize",
+                   "jwks_url": f"{self.base}/jwks", "deployment_ids": [DEPLOYMENT_ID], "context_id": course.context_id,
+                   "token_url": self.token_url, "lineitems_url": f"{self.base}/lineitems",
+                   "memberships_url": self.course_memberships_url(course), "user_id": "lti_user_id"}
+        if key_file is not None:
+            section["private_key_file"] = str(key_file)
+        return section
 
-    def lti_toml(self, course: DemoCourse | None = None) -> str:
+    def lti_toml(self, course: DemoCourse | None = None, key_file: Path | None = None) -> str:
         """`lti_section` as the `[lti]` table of an lms.toml (JSON strings and arrays are TOML's too)."""
-        lines = [f"{key} = {json.dumps(value)}" for key, value in self.lti_section(course).items()]
+        lines = [f"{key} = {json.dumps(value)}" for key, value in self.lti_section(course, key_file).items()]
         return "[lti]\n" + "\n".join(lines) + "\n"
 
-    def register_course(self, course_folder: Path) -> Path:
+    def register_course(self, course_folder: Path, key_file: Path | None = None) -> Path:
         """Write the demo course's `[lti]` into the course's lms.toml (made if missing); a course whose lms.toml
-        already has an `[lti]` section is another platform's and is left alone (an LmsError)."""
+        already has an `[lti]` section is another platform's and is left alone (an LmsError). With `key_file`
+        (outside the course), the tool gets a key pair there (`give_tool_key`), so the hub sends grades and
+        syncs the roster by itself."""
         path = course_folder / FILENAME
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         if "lti" in tomllib.loads(text):
             raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
-        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(), encoding="utf-8")
+        if key_file is not None:
+            self.give_tool_key(key_file)
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(key_file=key_file),
+                        encoding="utf-8")
         return path
+
+    def give_tool_key(self, key_file: Path) -> None:
+        """A new private key for the tool in `key_file` (0600), its public key registered with this platform, as
+        an administrator pastes the tool's JWKS into an LMS."""
+        from autograder.lms.lti import jwks
+
+        private, _ = new_key_pair()
+        descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(private)
+        tool_jwks = jwks(private)
+        self.tool_keys.update({k["kid"]: jwt.PyJWK(k) for k in tool_jwks["keys"]})
+        self.registration.set_tool_key_set(tool_jwks)
+
+    def course_memberships_url(self, course: DemoCourse) -> str:
+        return f"{self.base}/courses/{course.context_id}/members"
+
+    def membership(self, path: str) -> tuple[dict[str, t.Any], list[dict[str, t.Any]]] | None:
+        """Each course's members (NRPS) at `/courses/<context id>/members`."""
+        parts = path.split("/")
+        course = self.courses.get(parts[2]) if len(parts) == 4 and parts[1] == "courses" and parts[3] == "members" \
+            else None
+        if course is None:
+            return None
+        context = {"id": course.context_id, "label": course.label, "title": course.title}
+        return context, [{"user_id": p.sub, "status": "Active", "name": p.name, "given_name": p.given_name,
+                          "family_name": p.family_name, "email": p.email, "roles": [p.role]} for p in course.people]
+
+    @property
+    def launchable(self) -> tuple[str, ...]:
+        """The assignments a link opens: the ones given, and the ones the tool linked by deep linking."""
+        linked = [link.assignment for link in self.resource_links if link.assignment]
+        return tuple(dict.fromkeys([*self.assignments, *linked]))
+
+    def add_tool_link(self, person: DemoPerson, course: DemoCourse | None = None) -> str:
+        """The course page's "Add the tool" button: a deep linking request from `person` (an instructor in an LMS;
+        the platform signs whatever role the person has, and the tool must refuse a student)."""
+        course = course or self.course
+        return f"{self.base}/add_tool?" + urlencode({"course": course.context_id, "user": person.sub})
 
     def launch_link(self, person: DemoPerson, assignment: str, course: DemoCourse | None = None) -> str:
         course = course or self.course
@@ -175,6 +233,8 @@ class DemoLms(LoopbackPlatform):
             return self._send(handler, 200, {"keys": self.registration.get_jwks()})
         if path == "/launch" and method == "GET":
             return self._initiate(handler, query)
+        if path == "/add_tool" and method == "GET":
+            return self._initiate(handler, dict(query, assignment=""))
         if path == "/authorize" and method in ("GET", "POST"):
             form = query if method == "GET" else dict(parse_qsl(raw))
             return self._authorize(handler, form)
@@ -204,8 +264,8 @@ class DemoLms(LoopbackPlatform):
         """A link clicked: third-party initiated login (LTI 1.3 §5.1.1), by redirect to the tool."""
         course = self.courses.get(query.get("course", ""))
         person = course.person(query.get("user", "")) if course else None
-        assignment = query.get("assignment", "")
-        if person is None or assignment not in self.assignments:
+        assignment = query.get("assignment", "")  # "" asks to add the tool (deep linking)
+        if person is None or (assignment and assignment not in self.launchable):
             return self._refuse_page(handler, "no such course, person or assignment")
         params = {"iss": self.issuer, "login_hint": person.sub, "target_link_uri": self.hub_url,
                   "lti_message_hint": self._hint(course.context_id, person.sub, assignment),
@@ -229,17 +289,25 @@ class DemoLms(LoopbackPlatform):
         context_id, sub, assignment = hint
         course = self.courses[context_id]
         person = course.person(sub)
+        if not assignment:
+            return self._page(handler, 200, deep_linking_launch(self, form, course, person))
         launch = DemoLaunch(PlainRequest({"method": "POST", "form_data": form, "get_data": {}, "headers": {},
                                           "content_type": "", "path": "/authorize", "json": None}),
                             Platform(registration=self.registration))
         launch.set_user_data(person.sub, [person.role], full_name=person.name, email_address=person.email)
-        launch.set_resource_link_claim(f"{context_id}-{assignment}", title=assignment)
+        linked = [link.id for link in self.resource_links
+                  if (link.context_id, link.assignment) == (context_id, assignment)]
+        launch.set_resource_link_claim(linked[-1] if linked else f"{context_id}-{assignment}", title=assignment)
         launch.set_launch_context_claim(context_id, [COURSE_OFFERING], course.title, course.label)
         launch.set_custom_parameters_claim({"assignment": assignment})
         launch.set_extra_claims({"given_name": person.given_name, "family_name": person.family_name,
                                  AGS_CLAIM: {"scope": AGS_SCOPES, "lineitems": f"{self.base}/lineitems"}})
         data = launch.lti_launch()
         self._page(handler, 200, launch_form_page(data["launch_url"], data["id_token"], data["state"]))
+
+    def deep_link_answer(self, handler, linked: int) -> None:
+        """Back to the course page, which lists the new link, as an LMS shows the item just added."""
+        self._send(handler, 303, b"", "text/plain", {"Location": "/"})
 
     def person_named(self, sub: str) -> str:
         for course in self.courses.values():

@@ -8,7 +8,8 @@ course (an institution's multi-course hub as well as `autograder hub`'s own), af
 It runs as the hub loads its config (as root): the course's exchange is made with nbgrader's modes, the course folder
 is given to its instructors' OS group and closed to everyone else, and the hub gets the spawner, group-managed roles,
 the course in its LTI 1.3 login's courses, and the course's `autograder watch` service, its status page and its
-students' "My assignments" page.
+students' "My assignments" page; with the tool's LTI key in lms.toml, `autograder push --follow` and the roster
+sync as services too (services.py).
 """
 
 import sys
@@ -18,7 +19,13 @@ from typing import Any
 from autograder.hub.course_access import closed_parent, open_to_instructors
 from autograder.hub.course_exchange import prepare_exchange
 from autograder.hub.hub_course import HubCourse, HubCourseError, read_hub_course
-from autograder.hub.services import idle_culler_service, my_assignments_service, status_service, watch_service
+from autograder.hub.services import (
+    idle_culler_service,
+    lms_services,
+    my_assignments_service,
+    status_service,
+    watch_service,
+)
 from autograder.hub.spawner import STUDENT_CONFIG, CourseSpawner
 
 USERS_FOLDER = "users"  # in a hub's state folder: each user's nbgrader settings
@@ -71,7 +78,8 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     c.Authenticator.manage_groups = True
     status, readers = status_service(course)
     mine, students = my_assignments_service(course)
-    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, mine]
+    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, mine,
+                             *lms_services(course)]
     c.JupyterHub.load_roles = [*_listed(c.JupyterHub.load_roles), readers, students]
     return course
 

@@ -13,7 +13,10 @@ claims), with what a course needs and the library leaves out:
     student group, Instructor or TA -> its instructor group) is the only role given: an Instructor of another
     course under the same account-wide deployment is no one here;
   - the user name is the student's one safe name (lms/launch_identity.py), also their OS user and nbgrader id;
-  - after login, the browser goes to the assignment the link names (`/hub/user-redirect/lab/tree/<assignment>`).
+  - after login, the browser goes to the assignment the link names (`/hub/user-redirect/lab/tree/<assignment>`);
+  - an LtiDeepLinkingRequest (an instructor adding the tool in the LMS) passes the same checks, logs no one in,
+    and is answered with the course's assignment picker, for an Instructor or TA of the course only
+    (link_picker.py).
 
 Every refusal is a plain page saying why, with its status, and one log line `LTI launch refused: ...`.
 """
@@ -58,6 +61,7 @@ from .launch_claims import (
     role_in_course,
     text_claim,
 )
+from .link_picker import DeepLinkChoiceHandler, PendingPicks, frame_policy, picker_for
 
 
 class Refusal(Exception):
@@ -135,6 +139,13 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
                 raise Refusal(400, "this launch was already used (its nonce was seen before)")
             if not authenticator.states.first_use(self.get_argument("state")):
                 raise Refusal(400, "this launch was already used (its state was seen before)")
+            if text_claim(id_token, MESSAGE_TYPE) == "LtiDeepLinkingRequest":
+                page = authenticator.deep_link_picker(id_token, url_path_join(self.hub.base_url, "lti13",
+                                                                                "deep_link"))
+                self.set_header("Content-Security-Policy", frame_policy(id_token))
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.finish(page)
+                return
             user = await self.login_user(id_token)
         except Refusal as exc:
             self._refuse(exc)
@@ -185,8 +196,12 @@ class CourseLtiAuthenticator(LTI13Authenticator):
     def _manage_groups(self) -> bool:
         return True  # roles travel as groups (groups.py)
 
+    def get_handlers(self, app: Any) -> list:
+        return [*super().get_handlers(app), (url_path_join("/lti13", "deep_link"), DeepLinkChoiceHandler)]
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.picks = PendingPicks()
         try:
             self.registrations: dict[str, CourseRegistration] = read_registrations([Path(c) for c in self.courses])
         except LmsError as exc:
@@ -209,12 +224,8 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         claims = data or {}
         if text_claim(claims, MESSAGE_TYPE) != "LtiResourceLinkRequest":
             raise Refusal(400, "this hub takes resource link launches only")
-        course = self.registrations.get(context_id(claims))
-        if course is None:
-            raise Refusal(403, "the launch comes from an LMS course that is not one of this hub's courses")
+        course = self.course_of(claims)
         deployment = text_claim(claims, DEPLOYMENT)
-        if deployment not in course.deployment_ids:
-            raise Refusal(403, "the launch's deployment id is not one this course registered")
         sub = text_claim(claims, "sub")
         if not sub:
             raise Refusal(403, "the launch does not say who you are (no user id): anonymous launches are refused")
@@ -239,6 +250,24 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         handler.assignment = assignment_of(claims, course)
         self.log.info("LTI launch: %s is %s of %s", name, role.value, course.course_id)
         return {"name": name, "groups": sorted({*kept, wanted})}
+
+    def course_of(self, claims: dict[str, Any]) -> CourseRegistration:
+        """The hub's course the verified launch comes from, its deployment one the course registered."""
+        course = self.registrations.get(context_id(claims))
+        if course is None:
+            raise Refusal(403, "the launch comes from an LMS course that is not one of this hub's courses")
+        if text_claim(claims, DEPLOYMENT) not in course.deployment_ids:
+            raise Refusal(403, "the launch's deployment id is not one this course registered")
+        return course
+
+    def deep_link_picker(self, claims: dict[str, Any], action_url: str) -> str:
+        """The assignment picker for a verified deep linking request (the instructor adding the tool); a
+        Refusal for anyone but an Instructor or TA of the hub's course it comes from."""
+        course = self.course_of(claims)
+        if role_in_course(claims) is not Role.INSTRUCTOR:
+            raise Refusal(403, "only an instructor of the course can add the tool to it (link an assignment)")
+        self.log.info("LTI deep linking request from %s in %s", text_claim(claims, "sub")[:200], course.course_id)
+        return picker_for(course, claims, self.picks.add(course, claims), action_url)
 
     def person_name(self, course: CourseRegistration, person: LaunchedPerson, as_student: bool) -> str:
         """The person's one name on this hub: the one another course of the hub gave them, else this course's."""

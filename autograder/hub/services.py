@@ -1,15 +1,19 @@
 """The managed services a course hub runs beside the users' servers: `autograder watch` (one per course, root, in
-the course folder), its status page (one per course, in the Services menu of its instructors), and JupyterHub's
-idle culler. JupyterHub starts them with the hub, stops them with it (SIGINT
-first: the watcher finishes the submission in hand), restarts one that dies, and lists them in its admin page and
-its REST API (`GET /hub/api/services`)."""
+the course folder), its status page (one per course, in the Services menu of its instructors), JupyterHub's
+idle culler, and, for a course whose lms.toml gives the tool's LTI key, `autograder push --follow` (each score to
+the LMS as it is made) and the roster sync (roster_service.py). JupyterHub starts them with the hub, stops them
+with it (SIGINT first: the watcher finishes the submission in hand), restarts one that dies, and lists them in its
+admin page and its REST API (`GET /hub/api/services`)."""
 
+import os
 import socket
 import sys
 from pathlib import Path
 
 from autograder.hub.groups import instructor_group, student_group
-from autograder.hub.hub_course import HubCourse
+from autograder.hub.hub_course import HubCourse, HubCourseError
+from autograder.lms.errors import LmsError
+from autograder.lms.lms_settings import Settings, load
 
 # Stop a user's server after an hour without activity (JupyterLab open in a browser tab counts as activity): a
 # student's server holds ~100 MB (docs, "JupyterHub and LTI 1.3"); their files stay in their home.
@@ -79,3 +83,54 @@ def idle_culler_service(timeout: int = IDLE_TIMEOUT_SECONDS) -> tuple[dict, dict
                "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={timeout}"]}
     role = {"name": IDLE_CULLER, "scopes": IDLE_CULLER_SCOPES, "services": [IDLE_CULLER]}
     return service, role
+
+
+def push_service_name(course_id: str) -> str:
+    return f"autograder-push-{course_id}"
+
+
+def roster_service_name(course_id: str) -> str:
+    return f"autograder-roster-{course_id}"
+
+
+def lti_key_environment(settings: Settings) -> dict[str, str] | None:
+    """What a service needs to read the tool's LTI private key where lms.toml says: {} for a file (the service
+    reads it, outside the course), the variable for an environment variable the hub has (a managed service gets
+    only the environment it is given); None when lms.toml names no key and no token URL: no service then.
+    HubCourseError when lms.toml names a key the hub cannot read."""
+    if not settings.get("lti", "token_url") or not (settings.get("lti", "private_key_file")
+                                                     or settings.get("lti", "private_key_env")):
+        return None
+    from autograder.lms import lti
+
+    try:
+        key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
+        lti.public_pem(key)
+    except LmsError as exc:
+        raise HubCourseError(f"{settings.path}: the LMS services cannot start: {exc}") from None
+    name = settings.get("lti", "private_key_env")
+    return {name: key} if name and os.environ.get(name, "").strip() else {}
+
+
+def lms_services(course: HubCourse) -> list[dict]:
+    """The course's LMS services, by what its lms.toml [lti] configures with a key: the grades sender when it names
+    the line items (AGS), the roster sync when it names the memberships (NRPS)."""
+    try:
+        settings = load(course.folder)
+    except LmsError as exc:
+        raise HubCourseError(str(exc)) from None
+    environment = lti_key_environment(settings)
+    if environment is None:
+        return []
+    services = []
+    if settings.get("lti", "lineitems_url"):
+        services.append({
+            "name": push_service_name(course.course_id), "cwd": str(course.folder), "environment": environment,
+            "command": [str(Path(sys.executable).parent / "autograder"), "push", "--follow"],
+            "info": {"course": course.course_id, "what": "sends each score to the LMS as it is made"}})
+    if settings.get("lti", "memberships_url"):
+        services.append({
+            "name": roster_service_name(course.course_id), "cwd": str(course.folder), "environment": environment,
+            "command": [sys.executable, "-m", "autograder.hub.roster_service"],
+            "info": {"course": course.course_id, "what": "keeps the roster in step with the LMS course (NRPS)"}})
+    return services

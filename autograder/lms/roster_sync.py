@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sqlalchemy import select
 
@@ -93,3 +94,20 @@ def lms_statuses(gradebook) -> dict[str, str]:
     """Each student's status in the LMS course as the last sync found it (students never synced: absent)."""
     rows = gradebook.db.execute(select(IDENTITY_TABLE.c.student_id, IDENTITY_TABLE.c.lms_status)).all()
     return {student: state for student, state in rows if state}
+
+
+def sync_course(course: Path) -> tuple[int, SyncResult]:
+    """`roster sync` of the course in `course`: its lms.toml's platform asked for the members, the learners saved;
+    how many members the platform listed, and what changed. An LmsError of one line when it cannot."""
+    from . import lti
+    from .gradebook import open_gradebook
+    from .lms_settings import load
+    from .nrps import fetch_members
+    from .retry import policy_from_settings
+
+    settings = load(course, required=True)
+    id_from = settings.choice("roster", "nrps_id_from", "user_id", ID_SOURCES)
+    key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
+    members = fetch_members(settings, key, policy_from_settings(settings))
+    with open_gradebook(course, must_exist=False) as gradebook:
+        return len(members), sync_roster(gradebook, members, id_from)
