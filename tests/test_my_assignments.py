@@ -63,6 +63,17 @@ def test_a_practice_attempt_never_counts_even_when_it_is_the_latest_or_the_best(
     assert row_of([practice], Policy()).counting is None
 
 
+def test_the_counted_attempt_says_what_the_gradebook_holds_after_late_credit():
+    from autograder.hub.my_assignments_service import counts_cell
+
+    records = [graded("ann", 1, NOW - timedelta(hours=1), 8.0)]
+    (late,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, {"hw1": 4.0})
+    shown = text_of(counts_cell(late, "latest"))
+    assert "Attempt 1, 8 / 10 points, 4 after the late credit: what your grade holds" in shown
+    (on_time,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, {"hw1": 8.0})
+    assert "late credit" not in text_of(counts_cell(on_time, "latest"))
+
+
 def test_the_best_or_the_latest_attempt_counts_as_the_course_says():
     records = [graded("ann", 1, NOW - timedelta(hours=5), 8), graded("ann", 2, NOW - timedelta(hours=3), 5)]
     assert row_of(records, Policy(counts="best")).counting.number == 1

@@ -8,6 +8,7 @@ line), their graded attempts in the window now and how many are left, the attemp
 
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 from autograder.deadlines.rules import LateRules
@@ -28,6 +29,7 @@ class AssignmentRow:
     limit: int  # graded attempts per window; 0: no limit
     next_slot: datetime | None  # when the limit is reached: the next graded attempt is possible then
     counting: Attempt | None  # the attempt the grade holds; None when none may count
+    grade: float | None = None  # what the gradebook holds (late credit applied) and the LMS is sent; None: nothing
 
     @property
     def left(self) -> int | None:
@@ -48,9 +50,11 @@ def due_for(deadline: StudentDeadline | None, rules: LateRules, assignment: str)
 
 
 def assignment_rows(student: str, assignments: list[str], deadlines: dict[str, StudentDeadline | None],
-                    records: list[Record], policy: Policy, rules: LateRules, now: datetime) -> list[AssignmentRow]:
+                    records: list[Record], policy: Policy, rules: LateRules, now: datetime,
+                    grades: dict[str, float] | None = None) -> list[AssignmentRow]:
     """`student`'s row of each of `assignments` (in that order), from the ledger's last `records` (anyone's: only
-    `student`'s graded ones are read) and their `deadlines`; `now` naive UTC, as the ledger's times."""
+    `student`'s graded ones are read), their `deadlines` and the `grades` the gradebook holds for them (the
+    counted attempt's score after late credit); `now` naive UTC, as the ledger's times."""
     rows = []
     for assignment in assignments:
         attempts = attempts_of([r for r in records if r.state == "graded" and r.student == student
@@ -59,7 +63,7 @@ def assignment_rows(student: str, assignments: list[str], deadlines: dict[str, S
         rows.append(AssignmentRow(
             assignment, due_for(deadlines.get(assignment), rules, assignment), tuple(attempts),
             sum(now - t < policy.window for t in graded_at), policy.attempts, policy.next_slot(graded_at, now),
-            counted(policy, attempts)))
+            counted(policy, attempts), (grades or {}).get(assignment)))
     return rows
 
 
@@ -71,12 +75,14 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
 
     from autograder.deadlines.exception_store import LABEL_TABLE
     from autograder.deadlines.student_deadline import read_deadline
+    from autograder.lms.outbox import counted_scores
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
 
     tables = settings.gradebook_tables() or set()
     assignments: list[str] = []
     deadlines: dict[str, StudentDeadline | None] = {}
+    grades: dict[str, float] = {}
     if "assignment" in tables:  # no gradebook yet: nothing released, nothing to show
         engine = create_engine(settings.db_url, poolclass=NullPool)
         try:
@@ -90,7 +96,13 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
                 assignments = [name for (name,) in rows(
                     "SELECT name FROM assignment ORDER BY duedate IS NULL, duedate, name", {})]
                 deadlines = {name: read_deadline(rows, name, student) for name in assignments}
+                # The score export and push send: the one computation of it (lms.outbox), read-only here.
+                reader = SimpleNamespace(rows=lambda sql, params=None: rows(sql, params or {}))
+                for name in assignments:
+                    found = counted_scores(reader, name, [student]).get(student)
+                    if found is not None:
+                        grades[name] = found.score
         finally:
             engine.dispose()
     records = list(read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values())
-    return assignment_rows(student, assignments, deadlines, records, policy, settings.late_rules, now)
+    return assignment_rows(student, assignments, deadlines, records, policy, settings.late_rules, now, grades)

@@ -57,7 +57,9 @@ def counts_cell(row: AssignmentRow, counts: str) -> Markup:
         return markup("None: your attempts arrived after your last late deadline (practice: graded for feedback, "
                       "not counted).")
     attempt = row.counting
-    return markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points (submitted ",
+    credit = "" if row.grade is None or abs(row.grade - attempt.score) < 1e-9 else (
+        f", {row.grade:g} after the late credit: what your grade holds")
+    return markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points{credit} (submitted ",
                   when(attempt.submitted), f"; your {counts} graded attempt counts).")
 
 
