@@ -103,6 +103,9 @@ def _print_dolos(runs: list[dict]) -> None:
     print(f"Dolos on the same classes (each student's notebook code as one file), precision / recall: ours, then "
           f"Dolos at {dolos_side.USUAL_THRESHOLD:g} (its report's usual cut-off) and at the lowest threshold that "
           f"gives it our precision; with the release's code as its template, and without:")
+    print("  (that threshold is picked knowing the planted pairs; from the second class on, Dolos also at the one "
+          "picked on the class before, as an instructor would carry it over)")
+    before: dict[str, float] = {}
     for r in runs:
         hits = len(r["flagged"] & r["planted"])
         ours = hits / max(1, len(r["flagged"]))
@@ -111,9 +114,14 @@ def _print_dolos(runs: list[dict]) -> None:
             usual = dolos_side.score(similarity, r["planted"], dolos_side.USUAL_THRESHOLD)
             line = dolos_side.threshold_for(similarity, r["planted"], ours)
             matched = dolos_side.score(similarity, r["planted"], line)
+            carried = ""
+            if how in before:
+                at = dolos_side.score(similarity, r["planted"], before[how])
+                carried = f"; at the class before's {before[how]:.3f} {at.precision:.2f} / {at.recall:.2f}"
+            before[how] = line
             print(f"    Dolos, {how:11}: at {dolos_side.USUAL_THRESHOLD:g} {usual.precision:.2f} / "
                   f"{usual.recall:.2f} ({usual.flagged} flagged); at {line:.3f} {matched.precision:.2f} / "
-                  f"{matched.recall:.2f} ({matched.flagged} flagged); {seconds:.1f} s")
+                  f"{matched.recall:.2f} ({matched.flagged} flagged){carried}; {seconds:.1f} s")
 
 
 if __name__ == "__main__":
