@@ -117,9 +117,16 @@ bench-hub: install node_modules/.installed
 
 # Labelled classes (honest students, planted copies each disguised one way) compared by `autograder similarity`:
 # seconds, precision and recall of the planted pairs (docs, "Academic integrity: similarity"); N=500 unless
-# given on the command line.
-bench-similarity: install
+# given on the command line. Dolos runs beside it on the same classes: installed here only, never by `make
+# install` or `make test`, in its own folder outside the package (its node_modules is 460 MB; npm's first
+# install builds its tree-sitter parsers, minutes).
+DOLOS := dolos
+bench-similarity: install $(DOLOS)/node_modules/.installed
 	$(BIN)/python -m autograder.devtools.similarity_bench $(if $(filter command line,$(origin N)),--n $(N),)
+
+$(DOLOS)/node_modules/.installed: $(DOLOS)/package.json $(DOLOS)/package-lock.json
+	npm ci --prefix $(DOLOS) --no-audit --no-fund --silent
+	@touch $@
 
 clean:
 	rm -rf $(VENV) build gradebook.db submitted autograded feedback exports reports demo demo-hub .pytest_cache

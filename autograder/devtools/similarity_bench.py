@@ -1,9 +1,10 @@
 """`make bench-similarity`: labelled classes (`similarity_class`: honest students and planted groups, each copy
 disguised one way) compared as `autograder similarity` compares them; prints the time, and precision and
 recall of the planted pairs at the default threshold and at other margins (how MARGIN was chosen), and the
-recall per disguise. Figures, not assertions: the docs quote them ("Academic integrity: similarity").
+recall per disguise; and Dolos's on the same classes (`dolos_side`), at its usual threshold and at the one
+that gives it our precision. Figures, not assertions: the docs quote them ("Academic integrity: similarity").
 
-    python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--assignment NAME]
+    python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--assignment NAME] [--no-dolos]
 """
 
 import argparse
@@ -12,13 +13,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.devtools import similarity_class
+from autograder.devtools import dolos_side, similarity_class
 from autograder.similarity import evidence, read_class
 
 MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
 
 
-def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
+def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool) -> dict:
     labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings)
     with tempfile.TemporaryDirectory() as folder:
         similarity_class.write(Path(folder), assignment, labelled, seed=seed)
@@ -28,6 +29,15 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
         comparison = evidence.compare(assignment, works, names, refused)
         seconds = time.perf_counter() - started
         scores = evidence.pair_scores(works, names)[0]
+        dolos_runs = {}  # "template" / "no template" -> (seconds, similarity of each pair)
+        if dolos:
+            files = Path(folder) / "dolos"
+            files.mkdir()
+            students, template = dolos_side.write_files(Path(folder), assignment, files)
+            for how, given in (("template", template), ("no template", None)):
+                started = time.perf_counter()
+                similarity = dolos_side.run(students, given)
+                dolos_runs[how] = (time.perf_counter() - started, similarity)
     by_pair = {frozenset((works[a].student, works[b].student)): s for (a, b), s in scores.items()}
     flagged = {frozenset((p.a, p.b)) for p in comparison.pairs}
     honest_top = max((s for pair, s in by_pair.items() if pair not in labelled.planted), default=0.0)
@@ -45,7 +55,7 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int) -> dict:
                 disguise[how] = (found + (pair in flagged), total + 1)
     return {"seconds": seconds, "read": read, "flagged": flagged, "planted": labelled.planted, "at": at,
             "honest_top": honest_top - evidence.threshold(len(works), 0.0), "disguise": disguise,
-            "threshold": comparison.threshold}
+            "threshold": comparison.threshold, "dolos": dolos_runs}
 
 
 def main() -> None:
@@ -55,8 +65,10 @@ def main() -> None:
     parser.add_argument("--assignment", default="hidden_state_activation")
     parser.add_argument("--groups", type=int, default=20, help="planted pairs a class")
     parser.add_argument("--rings", type=int, default=5, help="planted groups of three a class")
+    parser.add_argument("--no-dolos", action="store_true", help="leave Dolos out")
     args = parser.parse_args()
-    runs = [run(args.assignment, args.n, seed, args.groups, args.rings) for seed in range(1, args.seeds + 1)]
+    runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos)
+            for seed in range(1, args.seeds + 1)]
     print(f"{args.assignment}: {args.n} students a class, {args.groups} planted pairs and {args.rings} rings of "
           f"three, {args.seeds} classes (seeds 1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
     for r in runs:
@@ -82,6 +94,34 @@ def main() -> None:
         found, total = totals.get(how, (0, 0))
         print(f"  {how:12} {found}/{total}")
     print(f"median time to compare a class: {statistics.median(r['seconds'] for r in runs):.2f} s")
+    if not args.no_dolos:
+        _print_dolos(runs)
+
+
+def _print_dolos(runs: list[dict]) -> None:
+    """Dolos beside us, class by class: at its usual threshold, and at the lowest that matches our precision."""
+    print(f"Dolos on the same classes (each student's notebook code as one file), precision / recall: ours, then "
+          f"Dolos at {dolos_side.USUAL_THRESHOLD:g} (its report's usual cut-off) and at the lowest threshold that "
+          f"gives it our precision; with the release's code as its template, and without:")
+    print("  (that threshold is picked knowing the planted pairs; from the second class on, Dolos also at the one "
+          "picked on the class before, as an instructor would carry it over)")
+    before: dict[str, float] = {}
+    for r in runs:
+        hits = len(r["flagged"] & r["planted"])
+        ours = hits / max(1, len(r["flagged"]))
+        print(f"  ours {ours:.2f} / {hits / len(r['planted']):.2f} in {r['seconds']:.1f} s")
+        for how, (seconds, similarity) in r["dolos"].items():
+            usual = dolos_side.score(similarity, r["planted"], dolos_side.USUAL_THRESHOLD)
+            line = dolos_side.threshold_for(similarity, r["planted"], ours)
+            matched = dolos_side.score(similarity, r["planted"], line)
+            carried = ""
+            if how in before:
+                at = dolos_side.score(similarity, r["planted"], before[how])
+                carried = f"; at the class before's {before[how]:.3f} {at.precision:.2f} / {at.recall:.2f}"
+            before[how] = line
+            print(f"    Dolos, {how:11}: at {dolos_side.USUAL_THRESHOLD:g} {usual.precision:.2f} / "
+                  f"{usual.recall:.2f} ({usual.flagged} flagged); at {line:.3f} {matched.precision:.2f} / "
+                  f"{matched.recall:.2f} ({matched.flagged} flagged){carried}; {seconds:.1f} s")
 
 
 if __name__ == "__main__":
