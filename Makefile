@@ -118,13 +118,16 @@ bench-hub: install node_modules/.installed
 # Labelled classes (honest students, planted copies each disguised one way) compared by `autograder similarity`:
 # seconds, precision and recall of the planted pairs (docs, "Academic integrity: similarity"); N=500 unless
 # given on the command line. Dolos runs beside it on the same classes: installed here only, never by `make
-# install` or `make test`, in its own folder outside the package (its node_modules is 460 MB; npm's first
-# install builds its tree-sitter parsers, minutes).
-DOLOS := dolos
+# install` or `make test`, into build/dolos (its node_modules is 460 MB; npm's first install builds its
+# tree-sitter parsers, minutes) from the pinned files in autograder/devtools/dolos/.
+DOLOS := build/dolos
+DOLOS_FILES := autograder/devtools/dolos/package.json autograder/devtools/dolos/package-lock.json \
+	autograder/devtools/dolos/pairs.mjs
 bench-similarity: install $(DOLOS)/node_modules/.installed
 	$(BIN)/python -m autograder.devtools.similarity_bench $(if $(filter command line,$(origin N)),--n $(N),)
 
-$(DOLOS)/node_modules/.installed: $(DOLOS)/package.json $(DOLOS)/package-lock.json
+$(DOLOS)/node_modules/.installed: $(DOLOS_FILES)
+	mkdir -p $(DOLOS) && cp $(DOLOS_FILES) $(DOLOS)/
 	npm ci --prefix $(DOLOS) --no-audit --no-fund --silent
 	@touch $@
 

@@ -1,6 +1,6 @@
 """Dolos beside `autograder similarity` in `make bench-similarity`: the same labelled class handed to Dolos
-(npm `@dodona/dolos-lib`, installed in the repository's `dolos/` by the Makefile's bench target only, run by
-`dolos/pairs.mjs`) as an instructor would hand it in: one Python file per student holding their
+(npm `@dodona/dolos-lib`, pinned in dolos/ beside this module, installed into build/dolos by the Makefile's bench
+target only, run by its `pairs.mjs`) as an instructor would hand it in: one Python file per student holding their
 notebook's code cells (what `jupyter nbconvert --to script` gives), and the release's code cells as Dolos's
 template, whose code no pair is credited for. Not our answer regions: Dolos is measured as it is used, with
 its own tokeniser and nothing of our feature extraction.
@@ -19,7 +19,7 @@ from pathlib import Path
 from autograder.devtools.repo import ROOT
 from autograder.notebook import read_notebook
 
-FOLDER = ROOT / "dolos"
+FOLDER = ROOT / "build" / "dolos"  # where make bench-similarity installs and runs it
 # Dolos's web report starts its cut-off at 0.75 and then guesses one from each class's similarities, which
 # its authors describe as "generally quite high (between 0.6 and 0.85)" (dolos web/src/api/utils/cutoff.ts):
 # the similarity above which a pair is shown as suspect.
