@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast demo release bench bench-compare bench-watch bench-cluster bench-costs lint clean
+.PHONY: install system-deps test test-fast demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -53,7 +53,8 @@ test: install system-deps node_modules/.installed
 	$(BIN)/ruff check autograder tests source
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
-# axe-core, which the browser tests inject into pages to audit their accessibility (package.json pins it).
+# axe-core, which the browser tests inject into pages to audit their accessibility, and configurable-http-proxy,
+# JupyterHub's proxy for `autograder hub` (package.json pins both).
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --silent
 	@touch $@
@@ -64,6 +65,11 @@ test-fast: install
 
 lint: install
 	$(BIN)/ruff check autograder tests source
+
+# The course on a real JupyterHub (`autograder hub`), as root, on http://127.0.0.1:8000: a scratch course in demo-hub/
+# with both assignments released (README, "Running the course on JupyterHub").
+hub: install node_modules/.installed
+	$(BIN)/python -m autograder.devtools.hub_demo
 
 release: install
 	$(BIN)/python -m autograder.devtools.release_from_source
@@ -93,6 +99,11 @@ bench-watch: install
 bench-cluster: install system-deps
 	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
+# As many students as this machine holds spawn, fetch and submit on `autograder hub`, driven through its REST API:
+# spawn and feedback times, memory per student server (at most 40 students unless N is given: `make bench-hub N=5`).
+bench-hub: install node_modules/.installed
+	$(BIN)/python -m autograder.devtools.hub_bench $(if $(filter command line,$(origin N)),--students $(N),)
+
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo .pytest_cache
+	rm -rf $(VENV) gradebook.db submitted autograded feedback exports reports demo demo-hub .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -29,6 +29,7 @@ COMMANDS = (
     "autograder.commands.roster",
     "autograder.commands.report",
     "autograder.commands.watch",
+    "autograder.commands.hub",
     "autograder.commands.status",
     "autograder.commands.new",
     "autograder.commands.check",

@@ -1,0 +1,85 @@
+"""`autograder hub COURSE_FOLDER [--port N]`: run the course on a real JupyterHub, on 127.0.0.1, until Ctrl-C.
+
+Each student gets their own JupyterLab as their own OS user (made on first login, home 0700) with every released
+assignment fetched; instructors get the formgrader on the course folder; `autograder watch` grades submissions as a
+service of the hub. The hub's files go to a state folder (--state), never into the course's own files. Run as root:
+the hub starts servers as other users.
+"""
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+from autograder.cli import UserError, add_command
+
+# Until the LTI 1.3 login lands, a hub can be given another (the tests: "null", users made through the REST API).
+DEFAULT_AUTHENTICATOR = "autograder.hub.lti_login.CourseLtiAuthenticator"
+STATE_ROOT = Path("/var/lib/autograder-hub")  # the default state folder: STATE_ROOT/<course id>
+DEFAULT_PORT = 8000
+
+
+def register(subparsers) -> None:
+    parser = add_command(subparsers, "hub", run, "run the course on JupyterHub (one course, on this machine)",
+                         __doc__)
+    parser.add_argument("course_folder", metavar="COURSE_FOLDER")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the hub's port (default {DEFAULT_PORT})")
+    parser.add_argument("--state", metavar="DIR",
+                        help=f"the hub's state folder (default {STATE_ROOT}/<course id>)")
+    parser.add_argument("--authenticator", default=DEFAULT_AUTHENTICATOR, metavar="CLASS",
+                        help=f"JupyterHub's authenticator class (default {DEFAULT_AUTHENTICATOR})")
+    parser.add_argument("--proxy", metavar="PATH",
+                        help="configurable-http-proxy (default: this clone's node_modules, else PATH)")
+    parser.add_argument("--idle-timeout", type=int, metavar="SECONDS",
+                        help="stop a user's server idle this long (default: 3600)")
+    # --demo-lms (issue 29): the demo LTI 1.3 platform (autograder/demo_lms/) is started here, beside the hub,
+    # with the hub's admin token (StandaloneHub.admin_token_file) and URL.
+
+
+def run(args) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("jupyterhub") is None:
+        raise UserError("JupyterHub is not installed: pip install 'autograder[hub]' (or `make install` in the clone)")
+    from autograder.hub.course_config import check_course
+    from autograder.hub.hub_course import HubCourseError, read_hub_course
+    from autograder.hub.services import free_port
+    from autograder.hub.standalone_hub import StandaloneHub, find_proxy, write_state
+
+    if os.geteuid() != 0:
+        raise UserError("run it as root: the hub starts each user's server as their own OS user (useradd)")
+    if not 0 < args.port < 65536:
+        raise UserError(f"--port {args.port} is not a port number")
+    if args.idle_timeout is not None and args.idle_timeout < 1:
+        raise UserError("--idle-timeout must be at least 1 second")
+    try:
+        course = read_hub_course(Path(args.course_folder))
+        check_course(course, [])
+    except HubCourseError as exc:
+        raise UserError(str(exc)) from None
+    if "." in args.authenticator:  # a class by its import path (a bare name is one of JupyterHub's entry points)
+        module, _, name = args.authenticator.rpartition(".")
+        try:
+            getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise UserError(f"the authenticator {args.authenticator} cannot be loaded ({exc}): install it, or name "
+                            "another with --authenticator") from None
+    proxy = find_proxy(args.proxy)
+    if proxy is None:
+        raise UserError(f"configurable-http-proxy not found{f' at {args.proxy}' if args.proxy else ''}: "
+                        "`make install` (npm ci) in the clone, or `npm install -g configurable-http-proxy@5.3.0`")
+    state = Path(args.state).resolve() if args.state else STATE_ROOT / course.course_id
+    if state == course.folder or course.folder in state.parents:
+        raise UserError(f"--state {state} is inside the course folder, which only its instructors may enter: "
+                        "choose a folder outside it")
+    hub = StandaloneHub(str(course.folder), str(state), args.port, free_port(), free_port(), args.authenticator,
+                        proxy, args.idle_timeout)
+    config = write_state(hub)
+    print(f"autograder hub: {course.course_id} at {hub.url}/ (state in {state}; admin token in "
+          f"{hub.admin_token_file}); Ctrl-C stops", flush=True)
+    os.chdir(hub.hub_folder)
+    # JupyterHub stops its services and servers with SIGINT first: a hub started in the background of a script
+    # inherits SIGINT ignored, and so would they, each then waiting out the hub's 30 s before SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.execv(sys.executable, [sys.executable, "-m", "jupyterhub", "-f", str(config)])
+    return 0  # not reached: the hub replaces this process (signals go to it)

@@ -1,0 +1,57 @@
+"""`make hub`: the course on `autograder hub`, in its own folder `demo-hub/` (recreated each run; the repository's
+course is never touched): a scratch copy of the course with both assignments generated and released into its own
+exchange (demo-hub/exchange), then the hub on http://127.0.0.1:8000 until Ctrl-C, its state in demo-hub/state.
+
+People reach it through the LTI 1.3 login (autograder.hub.lti_login) and, with --demo-lms, the demo platform.
+"""
+
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.repo import ROOT, available_assignments, new_course
+
+FOLDER = ROOT / "demo-hub"
+LTI_LOGIN = "autograder.hub.lti_login"
+
+
+def build(folder: Path) -> Path:
+    """The demo course, every assignment released into the demo's exchange; its folder."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    os.chmod(folder, 0o755)  # the students' and instructors' servers pass through it
+    course = new_course(folder / "course")
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write(f'\n# make hub: the demo\'s own exchange\nc.Exchange.root = "{folder / "exchange"}"\n')
+    for assignment in available_assignments():
+        nbgrader(course, "generate_assignment", assignment, "--force")
+        nbgrader(course, "release_assignment", assignment)
+        print(f"released {assignment}", flush=True)
+    return course
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--folder", type=Path, default=FOLDER)
+    args = parser.parse_args()
+    if importlib.util.find_spec(LTI_LOGIN) is None:
+        print(f"make hub: the LTI 1.3 login ({LTI_LOGIN}) is not in this checkout yet, and without it no one can "
+              "log in; `make bench-hub` drives the same hub through its REST API meanwhile", file=sys.stderr)
+        return 1
+    course = build(args.folder.resolve())
+    command = [str(Path(sys.executable).parent / "autograder"), "hub", str(course), "--port", str(args.port),
+               "--state", str(args.folder.resolve() / "state")]
+    # --demo-lms (issue 29): add it to `command` once the demo LTI platform (autograder/demo_lms/) is merged; it
+    # prints the one URL to open.
+    os.execv(command[0], command)
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,244 @@
+"""`autograder hub`: a real JupyterHub (with configurable-http-proxy from npm) running one course, driven through
+its REST API and proxy as its users would: two students and an instructor spawned once for the whole file (their OS
+users made by the spawner), each acting with a token of their own.
+
+Until the LTI 1.3 login is merged the hub runs with JupyterHub's NullAuthenticator: users and their course groups
+are made through the REST API with the hub's admin token, as the LTI login will make them at launch."""
+
+import json
+import os
+import pwd
+import re
+import secrets
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder.course.nbgrader_cli import nbgrader
+from autograder.devtools.catalogue import write_submission
+from autograder.devtools.hub_driver import CLI, remove_users, running_hub
+from autograder.hub.groups import student_group
+from autograder.hub.os_accounts import HUB_MARK, account_command
+from autograder.hub.services import IDLE_CULLER, status_service_name, watch_service_name
+from tests.grading_course import ASSIGNMENT, make_course, scores
+from tests.students import check_can_make_students
+
+COURSE_ID = "rnn-hidden-state"
+
+
+class Course:
+    def __init__(self, folder: Path, hub, students: dict, instructor: tuple) -> None:
+        self.folder, self.hub, self.students, self.instructor = folder, hub, students, instructor
+
+
+@pytest.fixture(scope="module")
+def course():
+    check_can_make_students()
+    scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-"))  # outside pytest's 0700 folders: users pass through
+    os.chmod(scratch, 0o755)
+    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"')
+    nbgrader(folder, "release_assignment", ASSIGNMENT)
+    tag = secrets.token_hex(3)
+    names = [f"aghs{tag}a", f"aghs{tag}b", f"aghi{tag}"]
+    try:
+        with running_hub(folder, scratch / "state", "--authenticator", "null") as hub:
+            apis = {name: hub.add_user(name, course_id=COURSE_ID, instructor=name == names[2]) for name in names}
+            for name in names:  # asked for at once, as a class arriving: the hub starts them side by side
+                assert hub.spawn(name).status_code in (201, 202)
+            for name in names:
+                hub.wait_ready(name)
+            yield Course(folder, hub, {name: apis[name] for name in names[:2]}, (names[2], apis[names[2]]))
+    finally:
+        remove_users([*names, "agh-refused"])
+        account_command("groupdel", f"instructors-{COURSE_ID}")  # made by the hub for the course folder
+        subprocess.run(["rm", "-rf", str(scratch)])
+
+
+def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_fetched(course):
+    for name, api in course.students.items():
+        account = pwd.getpwnam(name)
+        home = Path(account.pw_dir)
+        assert account.pw_gecos.split(",")[0] == HUB_MARK
+        assert home.stat().st_mode & 0o777 == 0o700 and home.stat().st_uid == account.pw_uid
+        notebook = home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        assert notebook.stat().st_uid == account.pw_uid
+        # The page an LTI launch lands on (/hub/user-redirect/lab/tree/<assignment>) opens: the folder is there.
+        listing = api.server(name, "GET", f"/api/contents/{ASSIGNMENT}")
+        assert listing.status_code == 200
+        assert {item["name"] for item in listing.json()["content"]} >= {f"{ASSIGNMENT}.ipynb", "selfcheck.py"}
+        assert api.server(name, "GET", f"/lab/tree/{ASSIGNMENT}").status_code == 200
+        # A student's JupyterLab has nbgrader's Assignments panel but no formgrader.
+        assert api.server(name, "GET", "/formgrader").status_code == 404
+        assert api.server(name, "GET", f"/assignments?course_id={COURSE_ID}").json()["success"]
+
+
+def test_a_student_reaches_nothing_but_their_own_server_through_the_proxy_and_the_api(course):
+    (ann, api), (ben, _) = course.students.items()
+    teacher, _ = course.instructor
+    # Another student's server, files and feedback, the instructor's server and its formgrader.
+    for other in (ben, teacher):
+        for path in ("/api/contents", f"/api/contents/{ASSIGNMENT}", "/lab", "/formgrader", "/formgrader/gradebook",
+                     f"/assignments?course_id={COURSE_ID}"):
+            reply = api.server(other, "GET", path)
+            assert reply.status_code in (302, 403, 404), (other, path, reply.status_code)
+            assert reply.status_code != 302 or "/hub/login" in reply.headers["Location"] or \
+                "oauth" in reply.headers["Location"], reply.headers
+    # The hub's REST API: their own user and server, nothing else.
+    assert api.hub("GET", "/user").json()["name"] == ann
+    assert api.hub("GET", "/users").status_code == 403
+    assert api.hub("GET", f"/users/{ben}").status_code in (403, 404)
+    assert api.hub("POST", f"/users/{ben}/server").status_code in (403, 404)
+    assert api.hub("DELETE", f"/users/{ben}/server").status_code in (403, 404)
+    assert api.hub("POST", f"/users/{ben}/tokens", json={}).status_code in (403, 404)
+    assert api.hub("GET", "/groups").status_code == 403
+    assert api.hub("POST", f"/groups/instructors-{COURSE_ID}/users", json={"users": [ann]}).status_code in (403, 404)
+    assert api.hub("PATCH", f"/users/{ann}", json={"admin": True}).status_code == 403
+    assert api.hub("POST", "/users/someone-new").status_code == 403
+    assert api.hub("GET", "/proxy").status_code == 403
+    assert api.hub("GET", f"/users/{ann}").status_code == 200
+
+
+def test_a_students_own_code_cannot_read_the_course_the_gradebook_or_another_student(course):
+    """What a kernel (or terminal) of theirs can do, run as their OS user: the course folder (gradebook, sources
+    with solutions, submissions) and the other student's home are closed to it."""
+    (ann, api), (ben, _) = course.students.items()
+    targets = {"course": str(course.folder), "gradebook": str(course.folder / "gradebook.db"),
+               "source": str(course.folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"),
+               "other home": f"/home/{ben}", "other notebook": f"/home/{ben}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb",
+               "hub state": str(course.hub.state / "hub"),
+               "exchange inbound": str(course.folder.parent / "exchange" / COURSE_ID / "inbound")}
+    code = f"""
+import json, os
+found = {{}}
+for what, path in {json.dumps(targets)}.items():
+    try:
+        found[what] = sorted(os.listdir(path)) if os.path.isdir(path) \\
+            else open(path, "rb").read(10).hex()
+    except OSError as exc:
+        found[what] = type(exc).__name__
+found["whoami"] = os.getuid()
+print(json.dumps(found))
+"""
+    printed = api.run_code(ann, code)
+    found = json.loads(printed.strip().splitlines()[-1])
+    assert found.pop("whoami") == pwd.getpwnam(ann).pw_uid
+    assert found == {what: "PermissionError" for what in targets}, found
+
+
+def test_the_instructor_group_reaches_the_formgrader_on_the_course(course):
+    teacher, api = course.instructor
+    page = api.server(teacher, "GET", "/formgrader", allow_redirects=True)
+    assert page.status_code == 200 and page.url.startswith(f"{course.hub.url}/user/{teacher}/formgrader")
+    assert "Manage Assignments" in page.text
+    listed = api.server(teacher, "GET", "/formgrader/api/assignments")
+    assert listed.status_code == 200, listed.text[:500]
+    assert ASSIGNMENT in {a["name"] for a in listed.json()}
+    # The instructor's OS user is in the course's instructors' group, which owns the course folder.
+    in_group = subprocess.run(["id", "-nG", teacher], capture_output=True, text=True).stdout.split()
+    assert f"instructors-{COURSE_ID}" in in_group
+    # A student is not.
+    (ann, _), _ = course.students.items()
+    assert f"instructors-{COURSE_ID}" not in subprocess.run(["id", "-nG", ann], capture_output=True,
+                                                             text=True).stdout.split()
+
+
+def test_a_submission_through_the_students_server_is_graded_by_the_watch_service_and_feedback_fetched(course):
+    (ann, api), _ = course.students.items()
+    services = course.hub.admin.hub("GET", "/services").json()
+    assert services[watch_service_name(COURSE_ID)]["pid"] > 0 and services[IDLE_CULLER]["pid"] > 0
+    answered = write_submission(ASSIGNMENT, Path(tempfile.mkdtemp()), release=course.folder / "release" / ASSIGNMENT)
+    saved = api.put_notebook(ann, f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb", json.loads(answered.read_text()))
+    assert saved.status_code == 200, saved.text[:300]
+    submitted = api.assignments(ann, "submit", COURSE_ID, ASSIGNMENT).json()
+    assert submitted["success"], submitted
+    import time
+
+    deadline = time.monotonic() + 180
+    while True:
+        listed = api.assignments(ann, "fetch_feedback", COURSE_ID, ASSIGNMENT).json()
+        notebooks = [nb for a in listed["value"] if a["status"] == "submitted" for s in a["submissions"]
+                     for nb in s["notebooks"]]
+        if notebooks and notebooks[0]["has_local_feedback"]:
+            break
+        assert time.monotonic() < deadline, course.hub.log()[-4000:]
+        time.sleep(0.5)
+    page = api.server(ann, "GET", f"/api/contents/{notebooks[0]['local_feedback_path'].removeprefix('./')}")
+    assert page.status_code == 200
+    text = page.json()["content"]
+    assert re.search(r"concat_weights\W+6 / 6", re.sub(r"<[^>]+>", " ", text)), text[:2000]
+    assert "BEGIN HIDDEN TESTS" not in text
+    assert scores(course.folder)[ann]["test_concat_weights"] == 6
+    assert re.search(rf"graded {ann} {ASSIGNMENT} .*: 46/46", course.hub.log())
+
+
+def test_the_watchers_status_page_is_in_the_instructors_services_and_closed_to_students(course):
+    """JupyterHub shows a managed service in its Services menu only when it serves a page: the watcher's is its
+    status, as `autograder status` prints it."""
+    name = status_service_name(COURSE_ID)
+    teacher, api = course.instructor
+    page = api.call("GET", f"/services/{name}/", allow_redirects=True)
+    assert page.status_code == 200, page.text[:500]
+    assert "watcher running" in page.text and f"autograder watch: {COURSE_ID}" in page.text
+    # What the hub's Services menu lists: a service with a URL, to be displayed.
+    listed = course.hub.admin.hub("GET", "/services").json()[name]
+    assert listed["display"] and listed["url"] and listed["pid"] > 0
+    (_, student), _ = course.students.items()
+    assert student.call("GET", f"/services/{name}/", allow_redirects=True).status_code == 403
+    # The page as a browser draws it (offline: it fetches nothing), audited and kept to be looked at.
+    from playwright.sync_api import sync_playwright
+
+    from tests.axe import serious_violations
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
+
+    shot = Path("/tmp/page-hub-watch-status.png")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1000, "height": 600})
+            refused = offline(context)
+            seen = context.new_page()
+            seen.set_content(page.text)
+            violations = serious_violations(seen)
+            seen.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert violations == [] and refused == [], (violations, refused)
+
+
+@pytest.mark.parametrize("name, refusal", [
+    ("daemon", "existing OS account that the hub did not make"),  # a system user: never taken over
+    ("agh.refused", "not a valid POSIX user name"),
+    ("agh-refused", None),  # valid, but in no course: no server, no account
+])
+def test_a_spawn_is_refused_for_a_system_account_an_invalid_name_or_someone_in_no_course(course, name, refusal):
+    admin = course.hub.admin
+    assert admin.hub("POST", f"/users/{name}").status_code in (201, 409)
+    if refusal:
+        admin.hub("POST", f"/groups/{student_group(COURSE_ID)}/users", json={"users": [name]})
+    before = subprocess.run(["getent", "passwd", name], capture_output=True, text=True).stdout
+    reply = admin.hub("POST", f"/users/{name}/server")
+    assert reply.status_code >= 400, reply.text
+    assert (refusal or "in no course") in reply.text or (refusal or "in no course") in course.hub.log()
+    assert subprocess.run(["getent", "passwd", name], capture_output=True, text=True).stdout == before
+    assert not admin.hub("GET", f"/users/{name}").json()["servers"]
+
+
+def test_the_command_refuses_a_missing_course_in_one_line(tmp_path):
+    done = subprocess.run([CLI, "hub", str(tmp_path / "nowhere")], capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "nowhere: no such course folder" in done.stderr
+
+
+def test_stopping_the_hub_stops_the_watcher_and_every_server_it_started(course):
+    """Last in the file: it stops the file's hub (the fixture's own stop then has nothing left to do)."""
+    import signal
+
+    names = [*course.students, course.instructor[0]]
+    course.hub.process.send_signal(signal.SIGTERM)
+    assert course.hub.process.wait(timeout=120) == 0
+    log = course.hub.log()
+    assert re.search(r"^\S+ \S+ stopped$", log, re.M), log[-3000:]  # the watcher's last line: a clean stop
+    for name in names:
+        assert subprocess.run(["pgrep", "-u", name], capture_output=True).returncode == 1, f"{name} still runs"

@@ -1,0 +1,94 @@
+"""The hub's pieces that need no running hub: which names get an OS account, each user's nbgrader settings, what
+`add_course` adds to a hub's config and what it refuses (tests/test_hub.py runs the real hub)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from traitlets.config import Config
+
+from autograder.hub.course_config import add_course, add_idle_culler
+from autograder.hub.hub_course import HubCourse, HubCourseError
+from autograder.hub.os_accounts import AccountError, check_name, course_group_name, ensure_user
+from autograder.hub.services import IDLE_CULLER, IDLE_TIMEOUT_SECONDS
+from autograder.hub.user_config import write_user_config
+
+
+@pytest.mark.parametrize("name", ["ann", "_svc", "s-001", "a" * 32, "x_y-z9"])
+def test_a_posix_user_name_is_accepted(name: str) -> None:
+    check_name(name)
+
+
+@pytest.mark.parametrize("name", ["", "Ann", "1abc", "-ann", "a b", "ann@uni.edu", "a.b", "é", "a" * 33, "ann\n",
+                                  "../root", "ann;rm"])
+def test_anything_else_is_refused_before_any_account_is_made(name: str) -> None:
+    with pytest.raises(AccountError, match="not a valid POSIX user name"):
+        ensure_user(name)
+
+
+def test_a_system_account_is_never_taken_over() -> None:
+    with pytest.raises(AccountError, match="existing OS account that the hub did not make"):
+        ensure_user("root")
+
+
+def test_a_course_group_keeps_its_name_when_posix_allows_it_else_a_stable_short_one() -> None:
+    assert course_group_name("instructors-rnn") == "instructors-rnn"
+    long = course_group_name("instructors-" + "x" * 40)
+    assert long == course_group_name("instructors-" + "x" * 40) and len(long) <= 32
+    assert course_group_name("instructors-Fall.2026") != course_group_name("instructors-fall.2026")
+
+
+def course(course_id: str, root: str = "/srv/exchange") -> HubCourse:
+    return HubCourse(course_id, Path(f"/srv/courses/{course_id}"), Path(root))
+
+
+def test_a_students_settings_name_the_exchange_and_their_one_course(tmp_path: Path) -> None:
+    folder = write_user_config(tmp_path, "ann", [course("rnn")], [])
+    settings = json.loads((folder / "nbgrader_config.json").read_text())
+    assert settings == {"Exchange": {"root": "/srv/exchange"}, "CourseDirectory": {"course_id": "rnn"}}
+
+
+def test_a_student_of_two_courses_gets_no_course_id_so_the_panel_lists_both(tmp_path: Path) -> None:
+    folder = write_user_config(tmp_path, "ann", [course("rnn"), course("cnn")], [])
+    assert json.loads((folder / "nbgrader_config.json").read_text()) == {"Exchange": {"root": "/srv/exchange"}}
+
+
+def test_an_instructors_settings_root_the_formgrader_in_the_course(tmp_path: Path) -> None:
+    folder = write_user_config(tmp_path, "tim", [course("cnn")], [course("rnn")])
+    settings = json.loads((folder / "nbgrader_config.json").read_text())
+    assert settings["CourseDirectory"] == {"root": "/srv/courses/rnn", "course_id": "rnn"}
+
+
+def test_a_course_folder_without_a_course_id_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    with pytest.raises(HubCourseError, match="sets no c.CourseDirectory.course_id"):
+        add_course(Config(), tmp_path, tmp_path / "state")
+    with pytest.raises(HubCourseError, match="no such course folder"):
+        add_course(Config(), tmp_path / "missing", tmp_path / "state")
+
+
+def test_the_idle_culler_is_added_beside_the_hubs_own_services_with_the_scopes_it_needs() -> None:
+    c = Config()
+    c.JupyterHub.services.append({"name": "institution-service"})  # a lazy append made earlier in the file
+    add_idle_culler(c)
+    services = {s["name"]: s for s in c.JupyterHub.services}
+    assert set(services) == {"institution-service", IDLE_CULLER}
+    assert f"--timeout={IDLE_TIMEOUT_SECONDS}" in services[IDLE_CULLER]["command"]
+    (role,) = c.JupyterHub.load_roles
+    assert role["services"] == [IDLE_CULLER] and "delete:servers" in role["scopes"]
+
+
+def test_a_course_its_instructors_servers_could_not_reach_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "rnn"\n')
+    closed = next(p for p in reversed(tmp_path.parents) if not p.stat().st_mode & 0o001)  # pytest's own, 0700
+    with pytest.raises(HubCourseError, match=f"{closed} keeps other users out"):
+        add_course(Config(), tmp_path, tmp_path / "state")
+
+
+def test_a_course_folder_holding_the_hubs_own_python_environment_is_refused() -> None:
+    """This repository is a course whose venv lies inside it (make install): closing it to students would close
+    their Python too."""
+    from autograder.devtools.repo import ROOT
+
+    with pytest.raises(HubCourseError, match="Python environment .* is inside the course folder"):
+        add_course(Config(), ROOT, ROOT / "state")
