@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autograder.cli import UserError, add_command
 
-# Until the LTI 1.3 login lands, a hub can be given another (the tests: "null", users made through the REST API).
+# The LTI 1.3 login (autograder/hub/lti_login.py); the tests give "null" (users made through the REST API).
 DEFAULT_AUTHENTICATOR = "autograder.hub.lti_login.CourseLtiAuthenticator"
 STATE_ROOT = Path("/var/lib/autograder-hub")  # the default state folder: STATE_ROOT/<course id>
 DEFAULT_PORT = 8000
@@ -64,6 +64,14 @@ def run(args) -> int:
         except (ImportError, AttributeError) as exc:
             raise UserError(f"the authenticator {args.authenticator} cannot be loaded ({exc}): install it, or name "
                             "another with --authenticator") from None
+    if args.authenticator == DEFAULT_AUTHENTICATOR:  # the LTI login refuses to start without the course's [lti]
+        from autograder.hub.course_registration import read_registrations
+        from autograder.lms.errors import LmsError
+
+        try:
+            read_registrations([course.folder])
+        except LmsError as exc:
+            raise UserError(f"{exc} (the LTI 1.3 login's registration: README, \"Entering from the LMS\")") from None
     proxy = find_proxy(args.proxy)
     if proxy is None:
         raise UserError(f"configurable-http-proxy not found{f' at {args.proxy}' if args.proxy else ''}: "

@@ -6,8 +6,8 @@ course (an institution's multi-course hub as well as `autograder hub`'s own), af
     add_idle_culler(c)  # unless the hub already runs one
 
 It runs as the hub loads its config (as root): the course's exchange is made with nbgrader's modes, the course folder
-is given to its instructors' OS group and closed to everyone else, and the hub gets the spawner, group-managed roles
-and the course's `autograder watch` service.
+is given to its instructors' OS group and closed to everyone else, and the hub gets the spawner, group-managed roles,
+the course in its LTI 1.3 login's courses, and the course's `autograder watch` service and status page.
 """
 
 import sys
@@ -59,6 +59,9 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     check_course(course, courses)
     prepare_exchange(course)
     open_to_instructors(course)
+    # The LTI 1.3 login serves the hub's courses, each registered by its lms.toml [lti] (README, "Entering from the
+    # LMS"); a hub with another authenticator never reads this.
+    c.CourseLtiAuthenticator.courses = [*_listed(c.CourseLtiAuthenticator.courses), str(course.folder)]
     c.JupyterHub.spawner_class = CourseSpawner
     c.CourseSpawner.courses = [*courses, course]
     c.CourseSpawner.user_config_root = str(Path(state_folder).resolve() / USERS_FOLDER)
