@@ -112,9 +112,9 @@ class DemoLms(LoopbackPlatform):
 
     def __init__(self, hub_url: str, assignments: t.Sequence[str],
                  courses: tuple[DemoCourse, ...] = (DEMO_COURSE, OTHER_COURSE),
-                 tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID) -> None:
+                 tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID, port: int = 0) -> None:
         private, public = new_key_pair()
-        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id)
+        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id, port=port)
         self.hub_url = hub_url.rstrip("/") + "/"
         self.assignments = tuple(assignments)
         self.courses = {c.context_id: c for c in courses}
@@ -150,11 +150,15 @@ class DemoLms(LoopbackPlatform):
         return "[lti]\n" + "\n".join(lines) + "\n"
 
     def register_course(self, course_folder: Path) -> Path:
-        """Write the demo course's `[lti]` into the course's lms.toml (made if missing); a course whose lms.toml
-        already has an `[lti]` section is another platform's and is left alone (an LmsError)."""
+        """Write the demo course's `[lti]` into the course's lms.toml (made if missing). One this platform wrote
+        before, on the same port, is the same and is kept (`autograder hub --demo-lms` started again); any other
+        `[lti]` section is another platform's and is left alone (an LmsError)."""
         path = course_folder / FILENAME
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if "lti" in tomllib.loads(text):
+        registered = tomllib.loads(text).get("lti")
+        if registered == tomllib.loads(self.lti_toml())["lti"]:
+            return path
+        if registered is not None:
             raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
         path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(), encoding="utf-8")
         return path
