@@ -32,8 +32,13 @@ def register(subparsers) -> None:
                         help="configurable-http-proxy (default: this clone's node_modules, else PATH)")
     parser.add_argument("--idle-timeout", type=int, metavar="SECONDS",
                         help="stop a user's server idle this long (default: 3600)")
-    # --demo-lms (issue 29): the demo LTI 1.3 platform (autograder/demo_lms/) is started here, beside the hub,
-    # with the hub's admin token (StandaloneHub.admin_token_file) and URL.
+    parser.add_argument("--demo-lms", action="store_true",
+                        help="also run the demo LMS (a real LTI 1.3 platform) on 127.0.0.1, its demo course "
+                             "registered in the course's lms.toml [lti], and print its course page: the one URL to "
+                             "open (the whole loop: launch, JupyterLab, submit, feedback)")
+    parser.add_argument("--demo-lms-port", type=int, metavar="N",
+                        help="the demo LMS's port (default: the hub's port + 1; the same port registers the same "
+                             "[lti], so the course can be run with --demo-lms again)")
 
 
 def run(args) -> int:
@@ -52,11 +57,24 @@ def run(args) -> int:
         raise UserError(f"--port {args.port} is not a port number")
     if args.idle_timeout is not None and args.idle_timeout < 1:
         raise UserError("--idle-timeout must be at least 1 second")
+    lms_port = args.demo_lms_port if args.demo_lms_port is not None else args.port + 1
+    if args.demo_lms and args.authenticator != DEFAULT_AUTHENTICATOR:
+        raise UserError("--demo-lms launches through the LTI 1.3 login: leave out --authenticator")
+    if args.demo_lms and not (0 < lms_port < 65536 and lms_port != args.port):
+        raise UserError(f"--demo-lms-port {lms_port} is not a port number other than the hub's")
     try:
         course = read_hub_course(Path(args.course_folder))
         check_course(course, [])
     except HubCourseError as exc:
         raise UserError(str(exc)) from None
+    lms = None
+    if args.demo_lms:  # before the check of the course's [lti] below: the demo LMS writes it
+        from autograder.hub.demo_loop import DemoLmsError, start_demo_lms
+
+        try:
+            lms = start_demo_lms(course, f"http://127.0.0.1:{args.port}", lms_port)
+        except DemoLmsError as exc:
+            raise UserError(str(exc)) from None
     if "." in args.authenticator:  # a class by its import path (a bare name is one of JupyterHub's entry points)
         module, _, name = args.authenticator.rpartition(".")
         try:
@@ -85,6 +103,10 @@ def run(args) -> int:
     config = write_state(hub)
     print(f"autograder hub: {course.course_id} at {hub.url}/ (state in {state}; admin token in "
           f"{hub.admin_token_file}); Ctrl-C stops", flush=True)
+    if lms is not None:
+        from autograder.hub.demo_loop import run_beside_demo_lms
+
+        return run_beside_demo_lms(lms, hub, config)
     os.chdir(hub.hub_folder)
     # JupyterHub stops its services and servers with SIGINT first: a hub started in the background of a script
     # inherits SIGINT ignored, and so would they, each then waiting out the hub's 30 s before SIGTERM.

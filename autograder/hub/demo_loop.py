@@ -1,0 +1,80 @@
+"""`autograder hub COURSE --demo-lms`: the whole loop on one machine. The demo LMS (autograder/demo_lms/, a real
+LTI 1.3 platform) runs on 127.0.0.1 in this process, its demo course registered as the course's LMS course (its
+`[lti]` written into the course's lms.toml), and JupyterHub runs as this process's child, its login the LTI 1.3
+one; the person opens the demo LMS's course page and clicks a launch link. Ctrl-C (or SIGTERM) stops the hub,
+which stops its servers and services, then the demo LMS."""
+
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from autograder.demo_lms.demo_platform import DemoLms
+from autograder.hub.hub_course import HubCourse
+from autograder.hub.standalone_hub import StandaloneHub
+from autograder.lms.errors import LmsError
+
+READY_TIMEOUT = 600  # seconds the hub may take to answer before the URL is printed anyway (a loaded 2-core machine)
+
+
+class DemoLmsError(Exception):
+    """The demo LMS cannot start beside this course (its port, the course's lms.toml): one line."""
+
+
+def released_assignments(course: HubCourse) -> list[str]:
+    """The assignments released into the course's exchange: the demo LMS links to each."""
+    outbound = course.exchange_root / course.course_id / "outbound"
+    return sorted(p.name for p in outbound.iterdir() if p.is_dir()) if outbound.is_dir() else []
+
+
+def start_demo_lms(course: HubCourse, hub_url: str, port: int) -> DemoLms:
+    """The demo LMS on 127.0.0.1:`port`, listening, the course registered with it; not yet serving (use `with`)."""
+    try:
+        lms = DemoLms(f"{hub_url}/hub/", released_assignments(course), port=port)
+    except OSError as exc:
+        raise DemoLmsError(f"the demo LMS cannot listen on 127.0.0.1:{port} ({exc.strerror}): choose another "
+                           "port with --demo-lms-port") from None
+    try:
+        lms.register_course(course.folder)
+    except LmsError as exc:
+        lms.server.server_close()
+        raise DemoLmsError(f"{exc}: --demo-lms needs a course with no [lti] of another LMS") from None
+    return lms
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def run_beside_demo_lms(lms: DemoLms, hub: StandaloneHub, config: Path) -> int:
+    """JupyterHub on `config` until it ends, the demo LMS serving meanwhile; the hub's exit status."""
+    children: list[subprocess.Popen] = []
+
+    def pass_on(signum: int, _frame: object) -> None:
+        if children and children[0].poll() is None:
+            children[0].send_signal(signum)
+
+    # Set before the hub starts: a Python handler is reset to the default in the child, where SIG_IGN (which a
+    # script's background job inherits) would stay, and the hub's servers would ignore its SIGINT.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, pass_on)
+    with lms:
+        # Its own session: a terminal's Ctrl-C reaches this process only, which passes it on once.
+        child = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=hub.hub_folder,
+                                 start_new_session=True)
+        children.append(child)
+        deadline = time.monotonic() + READY_TIMEOUT
+        while child.poll() is None and time.monotonic() < deadline and not _answers(f"{hub.url}/hub/api/"):
+            time.sleep(0.5)
+        if child.poll() is None:
+            print(f"autograder hub: open the demo LMS's course page, {lms.base}/ (a launch link per person and "
+                  "assignment: an instructor, three students); Ctrl-C stops the hub and the demo LMS", flush=True)
+        status = child.wait()
+    return status if status >= 0 else 128 - status
