@@ -4,6 +4,7 @@ LTI 1.3 platform) runs on 127.0.0.1 in this process, its demo course registered 
 one; the person opens the demo LMS's course page and clicks a launch link. Ctrl-C (or SIGTERM) stops the hub,
 which stops its servers and services, then the demo LMS."""
 
+import json
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from autograder.demo_lms.demo_platform import DemoLms
 from autograder.hub.hub_course import HubCourse
-from autograder.hub.standalone_hub import StandaloneHub
+from autograder.hub.standalone_hub import StandaloneHub, read_admin_token
 from autograder.lms.errors import LmsError
 
 READY_TIMEOUT = 600  # seconds the hub may take to answer before the URL is printed anyway (a loaded 2-core machine)
@@ -45,11 +46,15 @@ def start_demo_lms(course: HubCourse, hub_url: str, port: int) -> DemoLms:
     return lms
 
 
-def _answers(url: str) -> bool:
+def _routed(hub: StandaloneHub) -> bool:
+    """Whether the proxy sends the hub's pages to it yet: asked of the hub's own port (with the admin token), as the
+    proxy logs every request it cannot route as an error."""
+    request = urllib.request.Request(f"http://127.0.0.1:{hub.hub_port}/hub/api/proxy",
+                                     headers={"Authorization": f"token {read_admin_token(Path(hub.state))}"})
     try:
-        with urllib.request.urlopen(url, timeout=5) as reply:
-            return reply.status == 200
-    except (urllib.error.URLError, OSError):
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return "/" in json.load(reply)
+    except (urllib.error.URLError, OSError, ValueError):
         return False
 
 
@@ -71,7 +76,7 @@ def run_beside_demo_lms(lms: DemoLms, hub: StandaloneHub, config: Path) -> int:
                                  start_new_session=True)
         children.append(child)
         deadline = time.monotonic() + READY_TIMEOUT
-        while child.poll() is None and time.monotonic() < deadline and not _answers(f"{hub.url}/hub/api/"):
+        while child.poll() is None and time.monotonic() < deadline and not _routed(hub):
             time.sleep(0.5)
         if child.poll() is None:
             print(f"autograder hub: open the demo LMS's course page, {lms.base}/ (a launch link per person and "
