@@ -182,3 +182,29 @@ def test_a_course_without_a_gradebook_gets_one_at_set_up_that_its_instructors_ca
     assert {"assignment", "student", IDENTITY_TABLE.name} <= tables, tables
     assert group == instructors
     assert made.st_mode & (stat.S_IRGRP | stat.S_IWGRP) == stat.S_IRGRP | stat.S_IWGRP
+
+
+@pytest.mark.parametrize("case", ["another platform's [lti]", "another authenticator"])
+def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_login(case):
+    from autograder.devtools.hub_driver import CLI
+
+    scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-refused-"))
+    os.chmod(scratch, 0o755)
+    folder = scratch / "course"
+    folder.mkdir()
+    (folder / "nbgrader_config.py").write_text(f"c = get_config()  # noqa: F821\n"
+                                               f"c.CourseDirectory.course_id = {COURSE_ID!r}\n")
+    registered = '[lti]\nissuer = "https://canvas.instructure.com"\n'
+    (folder / "lms.toml").write_text(registered)
+    extra = ["--authenticator", "null"] if case == "another authenticator" else []
+    try:
+        done = subprocess.run([CLI, "hub", str(folder), "--demo-lms", "--demo-lms-port", str(free_port()),
+                               "--state", str(scratch / "state"), *extra], capture_output=True, text=True)
+    finally:
+        lms_toml, state_made = (folder / "lms.toml").read_text(), (scratch / "state").exists()
+        shutil.rmtree(scratch)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    expected = "already has an [lti] section" if extra == [] else "leave out --authenticator"
+    assert expected in done.stderr, done.stderr
+    assert lms_toml == registered  # the course's own registration is left as it was
+    assert not state_made  # refused before the hub's state folder was made
