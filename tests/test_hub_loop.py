@@ -184,7 +184,7 @@ def test_a_course_without_a_gradebook_gets_one_at_set_up_that_its_instructors_ca
     assert made.st_mode & (stat.S_IRGRP | stat.S_IWGRP) == stat.S_IRGRP | stat.S_IWGRP
 
 
-@pytest.mark.parametrize("case", ["another platform's [lti]", "another authenticator"])
+@pytest.mark.parametrize("case", ["another platform's [lti]", "lms.toml not TOML", "another authenticator"])
 def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_login(case):
     from autograder.devtools.hub_driver import CLI
 
@@ -194,7 +194,8 @@ def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_lo
     folder.mkdir()
     (folder / "nbgrader_config.py").write_text(f"c = get_config()  # noqa: F821\n"
                                                f"c.CourseDirectory.course_id = {COURSE_ID!r}\n")
-    registered = '[lti]\nissuer = "https://canvas.instructure.com"\n'
+    registered = ('[lti]\nissuer = "https://canvas.instructure.com"\n' if case != "lms.toml not TOML"
+                  else "[lti\nissuer = \n")
     (folder / "lms.toml").write_text(registered)
     extra = ["--authenticator", "null"] if case == "another authenticator" else []
     try:
@@ -204,7 +205,8 @@ def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_lo
         lms_toml, state_made = (folder / "lms.toml").read_text(), (scratch / "state").exists()
         shutil.rmtree(scratch)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
-    expected = "already has an [lti] section" if extra == [] else "leave out --authenticator"
+    expected = {"another platform's [lti]": "already has an [lti] section", "lms.toml not TOML": "not valid TOML",
+                "another authenticator": "leave out --authenticator"}[case]
     assert expected in done.stderr, done.stderr
     assert lms_toml == registered  # the course's own registration is left as it was
     assert not state_made  # refused before the hub's state folder was made

@@ -155,7 +155,10 @@ class DemoLms(LoopbackPlatform):
         `[lti]` section is another platform's and is left alone (an LmsError)."""
         path = course_folder / FILENAME
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        registered = tomllib.loads(text).get("lti")
+        try:
+            registered = tomllib.loads(text).get("lti")
+        except tomllib.TOMLDecodeError as exc:
+            raise LmsError(f"{path}: not valid TOML ({exc})") from None
         if registered == tomllib.loads(self.lti_toml())["lti"]:
             return path
         if registered is not None:
