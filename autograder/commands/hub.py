@@ -4,6 +4,9 @@ Each student gets their own JupyterLab as their own OS user (made on first login
 assignment fetched; instructors get the formgrader on the course folder; `autograder watch` grades submissions as a
 service of the hub. The hub's files go to a state folder (--state), never into the course's own files. Run as root:
 the hub starts servers as other users.
+
+With --demo-lms, the demo LMS (a real LTI 1.3 platform) runs beside it on 127.0.0.1 with the course registered, and
+its course page is the one URL to open: a launch link per person and assignment (autograder/hub/demo_loop.py).
 """
 
 import os
