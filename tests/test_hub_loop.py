@@ -19,6 +19,7 @@ import pytest
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.demo_lms.demo_platform import DEMO_COURSE
 from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
+from autograder.hub.hub_course import read_hub_course
 from autograder.hub.os_accounts import account_command
 from autograder.hub.services import free_port
 from tests.assignments_panel import answer_and_save, fetch_feedback, open_assignment_list, submit
@@ -27,7 +28,9 @@ from tests.browser import CHROMIUM, CHROMIUM_FLAGS
 from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.students import check_can_make_students
 
-COURSE_ID = "rnn-hidden-state"
+# Not the course's own id: the hub gives a course's instructors an OS group named for it, which test_hub.py's hub
+# (on another pytest worker, at the same time) makes and removes for the course's own id.
+COURSE_ID = "rnn-hub-loop"
 GRACE, ADA = DEMO_COURSE.people[0], DEMO_COURSE.people[1]
 STUDENT, INSTRUCTOR = "ada-lovelace", "grace-hopper"  # the names the launches give them (lti_login.py)
 SHOTS = Path("/tmp")
@@ -60,7 +63,8 @@ def loop():
     check_can_make_students()
     scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-loop-"))  # outside pytest's 0700 folders
     os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"')
+    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
+                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     lms_port = free_port()
     try:
@@ -73,7 +77,7 @@ def loop():
                 browser.close()
     finally:
         remove_users([STUDENT, INSTRUCTOR])
-        account_command("groupdel", f"instructors-{COURSE_ID}")  # made by the hub for the course folder
+        account_command("groupdel", read_hub_course(folder).instructors_os_group)  # made by the hub
         subprocess.run(["rm", "-rf", str(scratch)])
 
 
@@ -154,7 +158,6 @@ def test_a_course_without_a_gradebook_gets_one_at_set_up_that_its_instructors_ca
     from traitlets.config import Config
 
     from autograder.hub.course_config import add_course
-    from autograder.hub.hub_course import read_hub_course
     from autograder.lms.identity import IDENTITY_TABLE
 
     course_id = "hub-loop-gradebook"
