@@ -2,8 +2,9 @@
 its REST API and proxy as its users would: two students and an instructor spawned once for the whole file (their OS
 users made by the spawner), each acting with a token of their own.
 
-Until the LTI 1.3 login is merged the hub runs with JupyterHub's NullAuthenticator: users and their course groups
-are made through the REST API with the hub's admin token, as the LTI login will make them at launch."""
+The hub logs people in with its LTI 1.3 login, from the demo platform (autograder/demo_lms): one student arrives by
+a launch, as from an LMS; the others are made through the REST API with the hub's admin token, in the groups a
+launch would give them (the launches themselves are tests/test_lti_launch.py's)."""
 
 import json
 import os
@@ -15,22 +16,40 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import requests
 
 from autograder.course.nbgrader_cli import nbgrader
+from autograder.demo_lms.demo_platform import DEMO_COURSE, LEARNER, DemoCourse, DemoLms, DemoPerson
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
 from autograder.hub.os_accounts import HUB_MARK, account_command
-from autograder.hub.services import IDLE_CULLER, status_service_name, watch_service_name
+from autograder.hub.services import IDLE_CULLER, free_port, status_service_name, watch_service_name
 from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.students import check_can_make_students
+from tests.test_lti_launch import posted_form
 
-COURSE_ID = "rnn-hidden-state"
+# The course's OS group (instructors-<course id>) is the machine's: a course id of this run's own keeps two runs (or
+# another test file's hub, on another xdist worker) from sharing it, and from deleting it under each other.
+COURSE_ID = f"hubtest-{secrets.token_hex(3)}"
 
 
 class Course:
-    def __init__(self, folder: Path, hub, students: dict, instructor: tuple) -> None:
+    def __init__(self, folder: Path, hub, students: dict, instructor: tuple,
+                 launched: tuple[requests.Session, str]) -> None:
         self.folder, self.hub, self.students, self.instructor = folder, hub, students, instructor
+        self.launched = launched  # the launched student's browser (the hub's login cookie) and where the hub sent it
+
+
+def launch(lms: DemoLms, hub_url: str, person) -> tuple[requests.Session, str]:
+    """A click on the demo LMS's link for `person`: the signed launch posted to the hub, as the browser would;
+    the session (logged in) and where the hub sends it next."""
+    session = requests.Session()
+    page = session.get(lms.launch_link(person, ASSIGNMENT), timeout=30)
+    action, form = posted_form(page.text)
+    landed = session.post(action, data=form, allow_redirects=False, timeout=60)
+    assert landed.status_code == 302, landed.text[:1000]
+    return session, f"{hub_url}{landed.headers['Location']}"
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +57,43 @@ def course():
     check_can_make_students()
     scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-"))  # outside pytest's 0700 folders: users pass through
     os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"')
+    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
+                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     tag = secrets.token_hex(3)
-    names = [f"aghs{tag}a", f"aghs{tag}b", f"aghi{tag}"]
+    # A learner of the demo platform's course, with a name of this run's own (runs on one machine do not meet).
+    learner = DemoPerson(f"hub-test-{tag}", "Ada", f"Hub{tag}", f"ada.hub{tag}@demo.invalid", LEARNER)
+    names = [f"aghs{tag}b", f"aghi{tag}"]
+    port = free_port()
     try:
-        with running_hub(folder, scratch / "state", "--authenticator", "null") as hub:
-            apis = {name: hub.add_user(name, course_id=COURSE_ID, instructor=name == names[2]) for name in names}
-            for name in names:  # asked for at once, as a class arriving: the hub starts them side by side
-                assert hub.spawn(name).status_code in (201, 202)
-            for name in names:
-                hub.wait_ready(name)
-            yield Course(folder, hub, {name: apis[name] for name in names[:2]}, (names[2], apis[names[2]]))
+        courses = (DemoCourse(DEMO_COURSE.context_id, DEMO_COURSE.title, DEMO_COURSE.label, (learner,)),)
+        with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT], courses) as lms:
+            lms.register_course(folder)  # the course's lms.toml [lti], as an instructor copies it from the LMS
+            with running_hub(folder, scratch / "state", port=port) as hub:
+                launched, landing = launch(lms, hub.url, learner)
+                assert landing == f"{hub.url}/hub/user-redirect/lab/tree/{ASSIGNMENT}"
+                (name,) = [user["name"] for user in hub.admin.hub("GET", "/users").json()]  # the hub named her
+                names.insert(0, name)
+                apis = {name: hub.add_user(name, course_id=COURSE_ID, instructor=name == names[2]) for name in names}
+                for name in names:  # asked for at once, as a class arriving: the hub starts them side by side
+                    assert hub.spawn(name).status_code in (201, 202)
+                for name in names:
+                    hub.wait_ready(name)
+                yield Course(folder, hub, {name: apis[name] for name in names[:2]}, (names[2], apis[names[2]]),
+                             (launched, landing))
     finally:
-        remove_users([*names, "agh-refused"])
+        remove_users([*names, "agh-refused"])  # (the launched student's is first, once the hub named her)
         account_command("groupdel", f"instructors-{COURSE_ID}")  # made by the hub for the course folder
         subprocess.run(["rm", "-rf", str(scratch)])
+
+
+def test_an_lti_launch_lands_in_the_students_own_jupyterlab_on_the_fetched_assignment(course):
+    session, landing = course.launched
+    page = session.get(landing, timeout=60)  # through the hub's redirect and the server's own OAuth with the hub
+    assert page.status_code == 200, page.text[:1000]
+    (name, _), _ = course.students.items()
+    assert page.url == f"{course.hub.url}/user/{name}/lab/tree/{ASSIGNMENT}"
+    assert (Path(pwd.getpwnam(name).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
 
 
 def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_fetched(course):
@@ -134,10 +174,12 @@ def test_the_instructor_group_reaches_the_formgrader_on_the_course(course):
     assert "Manage Assignments" in page.text
     listed = api.server(teacher, "GET", "/formgrader/api/assignments")
     assert listed.status_code == 200, listed.text[:500]
-    assert ASSIGNMENT in {a["name"] for a in listed.json()}
+    groups = subprocess.run(["id", "-nG", teacher], capture_output=True, text=True).stdout.split()
+    server_groups = subprocess.run(["sh", "-c", f"grep -h Groups /proc/$(pgrep -o -u {teacher})/status"],
+                                   capture_output=True, text=True).stdout
+    assert ASSIGNMENT in {a["name"] for a in listed.json()}, (groups, server_groups, course.hub.log()[-3000:])
     # The instructor's OS user is in the course's instructors' group, which owns the course folder.
-    in_group = subprocess.run(["id", "-nG", teacher], capture_output=True, text=True).stdout.split()
-    assert f"instructors-{COURSE_ID}" in in_group
+    assert f"instructors-{COURSE_ID}" in groups
     # A student is not.
     (ann, _), _ = course.students.items()
     assert f"instructors-{COURSE_ID}" not in subprocess.run(["id", "-nG", ann], capture_output=True,

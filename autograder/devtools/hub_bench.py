@@ -110,12 +110,12 @@ def run(students: int | None, most: int) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-bench-"))
     os.chmod(scratch, 0o755)
     course = new_course(scratch / "course", (ASSIGNMENT,))
+    tag = secrets.token_hex(3)
+    course_id = f"hubbench-{tag}"  # its instructors' OS group is the machine's: a name no other run shares
     with open(course / "nbgrader_config.py", "a") as config:
-        config.write(f'\nc.Exchange.root = "{scratch / "exchange"}"\n')
+        config.write(f'\nc.Exchange.root = "{scratch / "exchange"}"\nc.CourseDirectory.course_id = "{course_id}"\n')
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     nbgrader(course, "release_assignment", ASSIGNMENT)
-    course_id = "rnn-hidden-state"
-    tag = secrets.token_hex(3)
     made: list[str] = []
     try:
         with running_hub(course, scratch / "state", "--authenticator", "null") as hub:

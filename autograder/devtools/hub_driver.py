@@ -167,10 +167,10 @@ def wait_for_hub(url: str, process: subprocess.Popen, log_path: Path, timeout: f
 
 
 @contextmanager
-def running_hub(course: Path, state: Path, *args: str) -> Iterator[RunningHub]:
-    """`autograder hub course --state state`, on a free port, stopped (SIGTERM: its servers and services with it)
-    whatever happens."""
-    port = free_port()
+def running_hub(course: Path, state: Path, *args: str, port: int | None = None) -> Iterator[RunningHub]:
+    """`autograder hub course --state state` on `port` (default: a free one), stopped (SIGTERM: its servers and
+    services with it) whatever happens."""
+    port = port or free_port()
     log_path = state.parent / f"{state.name}-hub.log"
     with open(log_path, "w") as out:
         process = subprocess.Popen([CLI, "hub", str(course), "--port", str(port), "--state", str(state), *args],
