@@ -96,8 +96,9 @@ def test_the_command_prints_the_demo_lms_course_page_which_links_every_person_an
         page.close()
     assert [f"Open {ASSIGNMENT} as {p.name} ({p.role_name})" for p in DEMO_COURSE.people] == links[:4], links
     assert violations == [], violations
-    # The course's lms.toml holds the demo course's registration, which the hub's login read.
+    # The course's lms.toml holds the demo course's registration, which the hub's login read; the command says so.
     assert f'issuer = "{loop.lms_url}"' in (loop.course / "lms.toml").read_text()
+    assert f"the demo LMS's course is registered in {loop.course / 'lms.toml'} [lti]" in loop.hub.log()
 
 
 def test_a_students_launch_opens_their_jupyterlab_and_their_submission_comes_back_graded(loop):

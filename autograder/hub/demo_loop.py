@@ -39,10 +39,12 @@ def start_demo_lms(course: HubCourse, hub_url: str, port: int) -> DemoLms:
         raise DemoLmsError(f"the demo LMS cannot listen on 127.0.0.1:{port} ({exc.strerror}): choose another "
                            "port with --demo-lms-port") from None
     try:
-        lms.register_course(course.folder)
+        path = lms.register_course(course.folder)
     except LmsError as exc:
         lms.server.server_close()
         raise DemoLmsError(f"{exc}: --demo-lms needs a course with no [lti] of another LMS") from None
+    print(f"autograder hub: the demo LMS's course is registered in {path} [lti] (kept for the next --demo-lms run "
+          "on the same port; remove it before registering the course with a real LMS)", flush=True)
     return lms
 
 
