@@ -72,8 +72,9 @@ docs: install
 lint: install
 	$(BIN)/ruff check autograder tests source
 
-# The course on a real JupyterHub (`autograder hub`), as root, on http://127.0.0.1:8000: a scratch course in demo-hub/
-# with both assignments released (docs, "JupyterHub and LTI 1.3").
+# The whole loop, as root: a scratch course in demo-hub/ with both assignments released, on a real JupyterHub
+# (`autograder hub --demo-lms`, http://127.0.0.1:8000) entered from the demo LMS (http://127.0.0.1:8001, the one URL
+# it prints) by LTI 1.3 (docs, "JupyterHub and LTI 1.3").
 hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_demo
 

@@ -146,5 +146,11 @@ def test_the_demo_course_registers_in_a_course_s_lms_toml_once(lms, tmp_path):
     settings = load(tmp_path)
     assert settings.get("moodle", "identifier") == "email"
     assert settings.section("lti") == lms.lti_section() and settings.get("lti", "context_id") == DEMO_COURSE.context_id
-    with pytest.raises(LmsError, match="already has an \\[lti\\] section"):
-        lms.register_course(tmp_path)
+    # Again, on the same port (autograder hub --demo-lms started again): the same registration, kept as it is.
+    written = (tmp_path / "lms.toml").read_text()
+    lms.register_course(tmp_path)
+    assert (tmp_path / "lms.toml").read_text() == written
+    # Another platform's registration (here: the demo LMS on another port) is refused and left alone.
+    with DemoLms(HUB, ASSIGNMENTS) as other, pytest.raises(LmsError, match="already has an \\[lti\\] section"):
+        other.register_course(tmp_path)
+    assert (tmp_path / "lms.toml").read_text() == written

@@ -191,9 +191,10 @@ def test_a_student_s_launch_logs_in_as_one_safe_name_in_the_student_group_and_op
     assert world.lms.violations == []
 
 
-def test_an_instructor_s_launch_is_in_the_course_s_instructor_group_only(world):
+def test_an_instructor_s_launch_is_in_the_course_s_instructor_group_only_and_opens_the_formgrader(world):
     session, _, form = platform_launch(world, GRACE)
-    assert post(world, session, form).status_code == 302
+    response = post(world, session, form)
+    assert response.status_code == 302 and response.headers["Location"] == "/hub/user-redirect/formgrader"
     assert world.hub.user("grace-hopper")["groups"] == [instructor_group(COURSE_ID)]
     with Gradebook(world.db_url) as gradebook:  # a name, but no student row: no line in exports or reports
         assert gradebook.db.execute(select(IDENTITY_TABLE.c.student_id).where(

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from tests.assignments_panel import answer_and_save, fetch, fetch_feedback, open_assignment_list, submit
 from tests.grading_course import ASSIGNMENT, scores
 from tests.students import jupyterlab, students
 from tests.watching import COURSE_ID, copy_watched, make_template, watching
@@ -13,7 +14,6 @@ from tests.watching import COURSE_ID, copy_watched, make_template, watching
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ANSWER = "def concat_weights(w_hh, w_hx):\n    return np.hstack((w_hh, w_hx))\n"
 
 
 @pytest.fixture(scope="module")
@@ -33,38 +33,14 @@ def test_a_student_submits_in_jupyterlab_and_reads_graded_feedback(template, tmp
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(60_000)
             page.goto(url)
-            page.wait_for_selector("#jp-main-dock-panel")
             # The Assignments panel: the course is found (no "Error fetching courses!") and the assignment listed.
-            page.get_by_text("Nbgrader", exact=True).click()
-            page.get_by_text("Assignment List", exact=True).wait_for()
-            menu = page.locator(".lm-Menu-itemLabel").all_inner_texts()
-            page.get_by_text("Assignment List", exact=True).click()
-            panel = page.locator("#nbgrader-assignment-list")
-            released = panel.locator("#released_assignments_list")
-            released.get_by_text(ASSIGNMENT).wait_for()
-            released.get_by_role("button", name="Fetch", exact=True).click()
-            fetched = panel.locator("#fetched_assignments_list")
-            fetched.locator("a.assignment-notebooks-link", has_text=ASSIGNMENT).click()
-            fetched.locator(".nested_list_item a", has_text=ASSIGNMENT).click()
-            # One exercise answered in the notebook, saved.
-            cell = page.locator(".jp-Notebook .jp-Cell", has_text="def concat_weights").first
-            cell.locator(".cm-content").click()
-            page.keyboard.press("Control+a")
-            page.keyboard.insert_text(ANSWER)
-            page.keyboard.press("Control+s")
-            page.get_by_text("Saving completed").wait_for()
-            page.locator(".lm-TabBar-tab", has_text="Assignments").click()
-            fetched.get_by_role("button", name="Submit", exact=True).click()
-            submitted = panel.locator("#submitted_assignments_list")
-            submitted.get_by_role("button", name="Fetch Feedback").wait_for()
+            panel, menu = open_assignment_list(page)
+            fetch(panel, ASSIGNMENT)
+            answer_and_save(page, panel, ASSIGNMENT)  # one exercise answered in the notebook, saved
+            submitted = submit(page, panel)
             watcher.wait_line(rf"graded {student.name} {ASSIGNMENT}")
-            submitted.get_by_role("button", name="Fetch Feedback").click()
-            submitted.get_by_text("(view feedback)").click()
-            listing = page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html")
-            listing.dblclick()
-            frame = page.frame_locator(".jp-HTMLViewer iframe")
+            frame = fetch_feedback(page, submitted, ASSIGNMENT)
             body = frame.locator("body")
-            body.get_by_text("Your points, exercise by exercise").wait_for()
             text = body.inner_text()
             # Drawn as in a plain browser though the viewer runs no script: the formulas, one table.
             drawn = frame.locator("math").evaluate_all("all => all.filter(m => m.getBoundingClientRect().width > 0)"

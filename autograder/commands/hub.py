@@ -4,6 +4,9 @@ Each student gets their own JupyterLab as their own OS user (made on first login
 assignment fetched; instructors get the formgrader on the course folder; `autograder watch` grades submissions as a
 service of the hub. The hub's files go to a state folder (--state), never into the course's own files. Run as root:
 the hub starts servers as other users.
+
+With --demo-lms, the demo LMS (a real LTI 1.3 platform) runs beside it on 127.0.0.1 with the course registered, and
+its course page is the one URL to open: a launch link per person and assignment (autograder/hub/demo_loop.py).
 """
 
 import os
@@ -32,8 +35,13 @@ def register(subparsers) -> None:
                         help="configurable-http-proxy (default: this clone's node_modules, else PATH)")
     parser.add_argument("--idle-timeout", type=int, metavar="SECONDS",
                         help="stop a user's server idle this long (default: 3600)")
-    # --demo-lms (issue 29): the demo LTI 1.3 platform (autograder/demo_lms/) is started here, beside the hub,
-    # with the hub's admin token (StandaloneHub.admin_token_file) and URL.
+    parser.add_argument("--demo-lms", action="store_true",
+                        help="also run the demo LMS (a real LTI 1.3 platform) on 127.0.0.1, its demo course "
+                             "registered in the course's lms.toml [lti], and print its course page: the one URL to "
+                             "open (the whole loop: launch, JupyterLab, submit, feedback)")
+    parser.add_argument("--demo-lms-port", type=int, metavar="N",
+                        help="the demo LMS's port (default: the hub's port + 1; the same port registers the same "
+                             "[lti], so the course can be run with --demo-lms again)")
 
 
 def run(args) -> int:
@@ -52,11 +60,28 @@ def run(args) -> int:
         raise UserError(f"--port {args.port} is not a port number")
     if args.idle_timeout is not None and args.idle_timeout < 1:
         raise UserError("--idle-timeout must be at least 1 second")
+    lms_port = args.demo_lms_port if args.demo_lms_port is not None else args.port + 1
+    if args.demo_lms and args.authenticator != DEFAULT_AUTHENTICATOR:
+        raise UserError("--demo-lms launches through the LTI 1.3 login: leave out --authenticator")
+    if args.demo_lms and not (0 < lms_port < 65536 and lms_port != args.port):
+        raise UserError(f"--demo-lms-port {lms_port} is not a port number other than the hub's")
     try:
         course = read_hub_course(Path(args.course_folder))
         check_course(course, [])
     except HubCourseError as exc:
         raise UserError(str(exc)) from None
+    state = Path(args.state).resolve() if args.state else STATE_ROOT / course.course_id
+    if state == course.folder or course.folder in state.parents:
+        raise UserError(f"--state {state} is inside the course folder, which only its instructors may enter: "
+                        "choose a folder outside it")
+    lms = None
+    if args.demo_lms:  # before the check of the course's [lti] below: the demo LMS writes it
+        from autograder.hub.demo_loop import DemoLmsError, start_demo_lms
+
+        try:
+            lms = start_demo_lms(course, f"http://127.0.0.1:{args.port}", lms_port, state)
+        except DemoLmsError as exc:
+            raise UserError(str(exc)) from None
     if "." in args.authenticator:  # a class by its import path (a bare name is one of JupyterHub's entry points)
         module, _, name = args.authenticator.rpartition(".")
         try:
@@ -76,15 +101,15 @@ def run(args) -> int:
     if proxy is None:
         raise UserError(f"configurable-http-proxy not found{f' at {args.proxy}' if args.proxy else ''}: "
                         "`make install` (npm ci) in the clone, or `npm install -g configurable-http-proxy@5.3.0`")
-    state = Path(args.state).resolve() if args.state else STATE_ROOT / course.course_id
-    if state == course.folder or course.folder in state.parents:
-        raise UserError(f"--state {state} is inside the course folder, which only its instructors may enter: "
-                        "choose a folder outside it")
     hub = StandaloneHub(str(course.folder), str(state), args.port, free_port(), free_port(), args.authenticator,
                         proxy, args.idle_timeout)
     config = write_state(hub)
     print(f"autograder hub: {course.course_id} at {hub.url}/ (state in {state}; admin token in "
           f"{hub.admin_token_file}); Ctrl-C stops", flush=True)
+    if lms is not None:
+        from autograder.hub.demo_loop import run_beside_demo_lms
+
+        return run_beside_demo_lms(lms, hub, config)
     os.chdir(hub.hub_folder)
     # JupyterHub stops its services and servers with SIGINT first: a hub started in the background of a script
     # inherits SIGINT ignored, and so would they, each then waiting out the hub's 30 s before SIGTERM.

@@ -120,9 +120,10 @@ class DemoLms(AdvantagePlatform):
 
     def __init__(self, hub_url: str, assignments: t.Sequence[str],
                  courses: tuple[DemoCourse, ...] = (DEMO_COURSE, OTHER_COURSE),
-                 tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID) -> None:
+                 tool_jwks: dict[str, t.Any] | None = None, client_id: str = CLIENT_ID, port: int = 0) -> None:
         private, public = new_key_pair()
-        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id, deployment_id=DEPLOYMENT_ID)
+        super().__init__(private, public, tool_jwks or {"keys": []}, client_id=client_id, deployment_id=DEPLOYMENT_ID,
+                         port=port)
         self.hub_url = hub_url.rstrip("/") + "/"
         self.assignments = tuple(assignments)
         self.courses = {c.context_id: c for c in courses}
@@ -164,18 +165,24 @@ class DemoLms(AdvantagePlatform):
         return "[lti]\n" + "\n".join(lines) + "\n"
 
     def register_course(self, course_folder: Path, key_file: Path | None = None) -> Path:
-        """Write the demo course's `[lti]` into the course's lms.toml (made if missing); a course whose lms.toml
-        already has an `[lti]` section is another platform's and is left alone (an LmsError). With `key_file`
-        (outside the course), the tool gets a key pair there (`give_tool_key`), so the hub sends grades and
-        syncs the roster by itself."""
+        """Write the demo course's `[lti]` into the course's lms.toml (made if missing). One this platform wrote
+        before, on the same port, is the same and is kept (`autograder hub --demo-lms` started again); any other
+        `[lti]` section is another platform's and is left alone (an LmsError). With `key_file` (outside the
+        course), the tool gets a key pair there (`give_tool_key`, a new one at each start: this platform knows
+        only the key it was given), so the hub sends grades and syncs the roster by itself."""
         path = course_folder / FILENAME
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if "lti" in tomllib.loads(text):
+        try:
+            registered = tomllib.loads(text).get("lti")
+        except tomllib.TOMLDecodeError as exc:
+            raise LmsError(f"{path}: not valid TOML ({exc})") from None
+        if registered is not None and registered != tomllib.loads(self.lti_toml(key_file=key_file))["lti"]:
             raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
         if key_file is not None:
             self.give_tool_key(key_file)
-        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + self.lti_toml(key_file=key_file),
-                        encoding="utf-8")
+        if registered is None:
+            joint = "\n" if text and not text.endswith("\n") else ""
+            path.write_text(text + joint + self.lti_toml(key_file=key_file), encoding="utf-8")
         return path
 
     def give_tool_key(self, key_file: Path) -> None:

@@ -13,8 +13,9 @@ class LoopbackServer:
     METHODS: tuple[str, ...] = ("GET", "POST")  # any other is answered 501, as by a server that has no such route
     MEDIA_TYPE = "application/json"
 
-    def __init__(self) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+    def __init__(self, port: int = 0) -> None:
+        """`port` 0: any free one."""
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

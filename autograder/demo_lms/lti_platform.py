@@ -134,7 +134,7 @@ class LoopbackPlatform(LoopbackServer):
     METHODS = ("GET", "POST", "DELETE")
 
     def __init__(self, platform_private_pem: str, platform_public_pem: str, tool_jwks: dict[str, t.Any],
-                 client_id: str = "tool-client-1", issuer: str = "https://platform.test") -> None:
+                 client_id: str = "tool-client-1", issuer: str = "https://platform.test", port: int = 0) -> None:
         self.client_id = client_id
         self.issuer = issuer
         self.store = Store()
@@ -153,7 +153,7 @@ class LoopbackPlatform(LoopbackServer):
                              .set_platform_private_key(platform_private_pem)
                              .set_platform_public_key(platform_public_pem)
                              .set_tool_key_set(tool_jwks))
-        super().__init__()
+        super().__init__(port)
 
     @property
     def token_url(self) -> str:

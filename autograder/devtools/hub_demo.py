@@ -1,8 +1,8 @@
-"""`make hub`: the course on `autograder hub`, in its own folder `demo-hub/` (recreated each run; the repository's
-course is never touched): a scratch copy of the course with both assignments generated and released into its own
-exchange (demo-hub/exchange), then the hub on http://127.0.0.1:8000 until Ctrl-C, its state in demo-hub/state.
-
-People reach it through the LTI 1.3 login (autograder.hub.lti_login) and, with --demo-lms, the demo platform.
+"""`make hub`: the whole loop on this machine: the course on `autograder hub --demo-lms`, in its own folder
+`demo-hub/` (recreated each run; the repository's course is never touched): a scratch copy of the course with both
+assignments generated and released into its own exchange (demo-hub/exchange), then the hub on
+http://127.0.0.1:8000 and the demo LMS on http://127.0.0.1:8001 until Ctrl-C, the hub's state in demo-hub/state. It
+prints the one URL to open: the demo LMS's course page, whose links launch into the hub by LTI 1.3.
 """
 
 import argparse
@@ -40,10 +40,7 @@ def main() -> int:
     args = parser.parse_args()
     course = build(args.folder.resolve())
     command = [str(Path(sys.executable).parent / "autograder"), "hub", str(course), "--port", str(args.port),
-               "--state", str(args.folder.resolve() / "state")]
-    # --demo-lms (issue 29): to add to `command` once `autograder hub` starts the demo LTI platform
-    # (autograder/demo_lms/, merged) beside the hub; it registers the course (DemoLms.register_course) and prints the
-    # one URL to open. Until then the hub refuses this course in one line: it has no lms.toml [lti].
+               "--state", str(args.folder.resolve() / "state"), "--demo-lms"]
     os.execv(command[0], command)
     return 0  # not reached
 

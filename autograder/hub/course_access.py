@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.hub.hub_course import HubCourse
+from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import ensure_group
 
 
@@ -32,3 +32,21 @@ def closed_parent(folder: Path) -> Path | None:
     """The first folder above `folder` that keeps other users out (an instructor's server could not reach the
     course through it), or None."""
     return next((parent for parent in reversed(folder.parents) if not parent.stat().st_mode & stat.S_IXOTH), None)
+
+
+def make_gradebook(course: HubCourse) -> None:
+    """The course's gradebook, with our tables, made now if it has none: call it before `open_to_instructors`.
+    Made later, by the hub's LTI login at the first launch (root, umask 022), it would be writable by root alone,
+    and the instructors' formgrader could not record a grade."""
+    from autograder.course.settings import SettingsError, read_course
+    from autograder.lms.errors import LmsError
+    from autograder.lms.gradebook import open_gradebook
+    from autograder.lms.identity import our_tables
+
+    try:
+        if read_course(course.folder).gradebook_tables():
+            return
+        with open_gradebook(course.folder, must_exist=False) as gradebook:
+            our_tables(gradebook)
+    except (SettingsError, LmsError) as exc:
+        raise HubCourseError(str(exc)) from None

@@ -5,18 +5,18 @@ course (an institution's multi-course hub as well as `autograder hub`'s own), af
     add_course(c, "/srv/courses/rnn-hidden-state", state_folder="/srv/jupyterhub/autograder")
     add_idle_culler(c)  # unless the hub already runs one
 
-It runs as the hub loads its config (as root): the course's exchange is made with nbgrader's modes, the course folder
-is given to its instructors' OS group and closed to everyone else, and the hub gets the spawner, group-managed roles,
-the course in its LTI 1.3 login's courses, and the course's `autograder watch` service, its status page and its
-students' "My assignments" page; with the tool's LTI key in lms.toml, `autograder push --follow` and the roster
-sync as services too (services.py).
+It runs as the hub loads its config (as root): the course's exchange is made with nbgrader's modes and its gradebook
+if it has none, the course folder is given to its instructors' OS group and closed to everyone else, and the hub gets
+the spawner, group-managed roles, the course in its LTI 1.3 login's courses, and the course's `autograder watch`
+service, its status page and its students' "My assignments" page; with the tool's LTI key in lms.toml, `autograder
+push --follow` and the roster sync as services too (services.py).
 """
 
 import sys
 from pathlib import Path
 from typing import Any
 
-from autograder.hub.course_access import closed_parent, open_to_instructors
+from autograder.hub.course_access import closed_parent, make_gradebook, open_to_instructors
 from autograder.hub.course_exchange import prepare_exchange
 from autograder.hub.hub_course import HubCourse, HubCourseError, read_hub_course
 from autograder.hub.services import (
@@ -66,6 +66,7 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     courses = _listed(c.CourseSpawner.courses)
     check_course(course, courses)
     prepare_exchange(course)
+    make_gradebook(course)
     open_to_instructors(course)
     # The LTI 1.3 login serves the hub's courses, each registered by its lms.toml [lti] (docs, "JupyterHub and
     # LTI 1.3"); a hub with another authenticator never reads this.

@@ -13,7 +13,8 @@ claims), with what a course needs and the library leaves out:
     student group, Instructor or TA -> its instructor group) is the only role given: an Instructor of another
     course under the same account-wide deployment is no one here;
   - the user name is the student's one safe name (lms/launch_identity.py), also their OS user and nbgrader id;
-  - after login, the browser goes to the assignment the link names (`/hub/user-redirect/lab/tree/<assignment>`);
+  - after login, a student's browser goes to the assignment the link names
+    (`/hub/user-redirect/lab/tree/<assignment>`), an instructor's to the formgrader (`/hub/user-redirect/formgrader`);
   - an LtiDeepLinkingRequest (an instructor adding the tool in the LMS) passes the same checks, logs no one in,
     and is answered with the course's assignment picker, for an Instructor or TA of the course only
     (link_picker.py).
@@ -122,6 +123,7 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
     """The library's launch handler, with the checks it lacks and a plain page for every refusal."""
 
     assignment: str | None = None  # the one the launch opens, set by CourseLtiAuthenticator.authenticate
+    teaching = False  # an instructor's or TA's launch (set there too): they land on the formgrader
     _claims: dict[str, Any] | None = None  # the id_token's, once verified
 
     async def post(self) -> None:
@@ -156,6 +158,10 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
         self.redirect(self.get_next_url(user))
 
     def get_next_url(self, user: Any = None) -> str:
+        # An instructor's server runs in the course folder, where no lab/tree/<assignment> is: their assignments
+        # (source, submissions, grades) are in the formgrader.
+        if self.teaching:
+            return url_path_join(self.hub.base_url, "user-redirect", "formgrader")
         if self.assignment:
             return url_path_join(self.hub.base_url, "user-redirect", "lab", "tree", quote(self.assignment))
         return super().get_next_url(user)
@@ -248,6 +254,7 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         existing = handler.find_user(name)
         kept = [g.name for g in existing.groups if g.name not in mine] if existing is not None else []
         handler.assignment = assignment_of(claims, course)
+        handler.teaching = role is Role.INSTRUCTOR
         self.log.info("LTI launch: %s is %s of %s", name, role.value, course.course_id)
         return {"name": name, "groups": sorted({*kept, wanted})}
 
