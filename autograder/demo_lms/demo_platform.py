@@ -179,6 +179,7 @@ class DemoLms(AdvantagePlatform):
         if registered is not None and registered != tomllib.loads(self.lti_toml(key_file=key_file))["lti"]:
             raise LmsError(f"{path}: already has an [lti] section; the demo LMS registers only a course without one")
         if key_file is not None:
+            key_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.give_tool_key(key_file)
         if registered is None:
             joint = "\n" if text and not text.endswith("\n") else ""

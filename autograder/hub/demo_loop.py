@@ -41,7 +41,6 @@ def start_demo_lms(course: HubCourse, hub_url: str, port: int, state: Path) -> D
         raise DemoLmsError(f"the demo LMS cannot listen on 127.0.0.1:{port} ({exc.strerror}): choose another "
                            "port with --demo-lms-port") from None
     try:
-        state.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = lms.register_course(course.folder, key_file=state / "demo-lms-tool-key.pem")
     except LmsError as exc:
         lms.server.server_close()
