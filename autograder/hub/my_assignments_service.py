@@ -17,7 +17,7 @@ import os
 import re
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import quote, urlparse
+from urllib.parse import quote
 
 from autograder.hub.my_assignments import AssignmentRow
 from autograder.page_markup import LOCAL_TIMES, Markup, markup, when
@@ -114,12 +114,13 @@ def feedback_page(rows: list[AssignmentRow], exchange_feedback: Path, assignment
 
 
 def main() -> None:
-    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.services.auth import HubOAuthenticated
     from jupyterhub.utils import url_path_join
-    from tornado import ioloop, web
+    from tornado import web
 
     from autograder.course.settings import read_course
     from autograder.hub.my_assignments import read_rows
+    from autograder.hub.service_app import serve
     from autograder.watch.attempt_policy import read_policy
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import utcnow
@@ -128,7 +129,6 @@ def main() -> None:
     settings = read_course(Path.cwd())
     policy, course_id = read_policy(settings.coursedir.config), settings.course_id
     feedback = Exchange.from_config(settings.coursedir.config, course_id).feedback
-    prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
 
     class MyPage(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
@@ -151,16 +151,7 @@ def main() -> None:
             self.set_header("Cache-Control", "no-store")
             self.write(found)
 
-    app = web.Application([
-        (prefix, MyPage),
-        (url_path_join(prefix, FEEDBACK_PATH, r"([^/]+)/([0-9]{1,3})"), MyFeedback),
-        (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler)], cookie_secret=os.urandom(32))
-    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    app.listen(where.port, where.hostname)
-    try:
-        ioloop.IOLoop.current().start()
-    except KeyboardInterrupt:  # the hub stops its services with SIGINT
-        pass
+    serve([("", MyPage), (url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,3})"), MyFeedback)])
 
 
 if __name__ == "__main__":

@@ -5,10 +5,8 @@ who may open it is the hub's to say (a role giving the instructors' group `acces
 """
 
 import html
-import os
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlparse
 
 PAGE = """<!doctype html>
 <html lang="en">
@@ -37,29 +35,21 @@ def page(course: Path, course_id: str) -> str:
 
 
 def main() -> None:
-    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
-    from jupyterhub.utils import url_path_join
-    from tornado import ioloop, web
+    from jupyterhub.services.auth import HubOAuthenticated
+    from tornado import web
 
     from autograder.course.settings import read_course
+    from autograder.hub.service_app import serve
 
     course = Path.cwd()
     course_id = read_course(course).course_id
-    prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
 
     class StatusPage(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
         def get(self) -> None:
             self.write(page(course, course_id))
 
-    app = web.Application([(prefix, StatusPage), (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler)],
-                          cookie_secret=os.urandom(32))
-    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    app.listen(where.port, where.hostname)
-    try:
-        ioloop.IOLoop.current().start()
-    except KeyboardInterrupt:  # the hub stops its services with SIGINT
-        pass
+    serve([("", StatusPage)])
 
 
 if __name__ == "__main__":
