@@ -60,6 +60,15 @@ class LaunchedPerson:
         return self.email or f"{self.given_name} {self.family_name}".strip() or self.name
 
 
+def new_name(person: LaunchedPerson, taken: Callable[[str], bool]) -> str:
+    """The name of a person new to the course: readable from their e-mail or name, made distinct by their LMS key
+    (`identity_names.safe_name`), never one `taken` says is someone else's. The one rule for both ways a person
+    arrives, their first launch (`name_for_launch`) and the first roster sync that lists them
+    (`roster_sync.sync_roster`): whichever comes first names them, and the other finds that name by their LTI
+    user id."""
+    return safe_name(person.hint, person.key.parts(), taken)
+
+
 def _where_key(key: LaunchKey):
     c = IDENTITY_TABLE.c
     return and_(c.lti_issuer == key.issuer, c.lti_deployment_id == key.deployment_id, c.lti_user_id == key.user_id)
@@ -120,7 +129,7 @@ def name_for_launch(gradebook, person: LaunchedPerson, as_student: bool, known_n
             and not taken_elsewhere(imported):
         name = imported
     else:
-        name = safe_name(person.hint, person.key.parts(), taken)
+        name = new_name(person, taken)
     try:
         if imported is not None:
             if imported != name:
