@@ -5,8 +5,8 @@ gradebook; an instructor or TA has a row in the identity table only.
 A launch's key is looked up first. A key seen before is its student, whatever the launch now says of their name.
 A new key that a roster import already gave to one student (its `lti_user_id`, imported without an issuer or
 deployment) is that student: the row is bound to the key, and the student keeps their gradebook row. Otherwise
-the person is new: a safe name is made for them (`identity_names`), not a system user, not a student of this
-gradebook, not a name another course of the hub gave someone else.
+the person is new: a safe name is made for them (`new_name`, the rule a roster sync names a new learner by too),
+not a system user, not a student of this gradebook, not a name another course of the hub gave someone else.
 
 The name is also the person's JupyterHub and OS user name, so it must be safe. A roster id that is not (an e-mail,
 a name with capitals, an existing system user) is renamed to a safe one on the first launch, in every table that
