@@ -41,6 +41,7 @@ from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
 from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import account_command
 from autograder.hub.services import free_port, lms_services, push_service_name, roster_service_name
+from autograder.identity_names import readable
 from autograder.lms.gradebook import open_gradebook
 from autograder.lms.identity import load_people
 from autograder.lms.roster_sync import lms_statuses
@@ -51,10 +52,12 @@ from tests.test_lti_launch import posted_form
 
 TAG = secrets.token_hex(3)
 COURSE_ID = f"hublms-{TAG}"  # the course's OS group is the machine's: this run's own
-# The LMS user ids are this run's own too: the roster sync makes them the students' ids, and so their OS users.
+# The people are this run's own too: the roster sync names the students from their e-mails (as their launches
+# would: launch_identity.new_name), and so their OS users.
 TEACHER = DemoPerson(f"lk{TAG}t", "Grace", f"Link{TAG}", f"grace.{TAG}@demo.invalid", INSTRUCTOR)
 ADA = DemoPerson(f"lk{TAG}a", "Ada", f"Link{TAG}", f"ada.{TAG}@demo.invalid", LEARNER)
 ALAN = DemoPerson(f"lk{TAG}b", "Alan", f"Link{TAG}", f"alan.{TAG}@demo.invalid", LEARNER)
+NAMES = {person.sub: readable(person.email) for person in (TEACHER, ADA, ALAN)}  # identity_names' first choice
 WAIT = 240  # seconds: a generous bound on what the services do by themselves, never a measured time
 
 
@@ -86,7 +89,7 @@ def world():
                 yield World(lms, hub, folder)
                 assert lms.violations == []
     finally:
-        remove_users([ADA.sub, ALAN.sub, TEACHER.sub])
+        remove_users(list(NAMES.values()))
         account_command("groupdel", f"instructors-{COURSE_ID}")
         subprocess.run(["rm", "-rf", str(scratch)])
 
@@ -151,7 +154,8 @@ def test_the_roster_service_syncs_the_lms_course_s_members(world):
     assert {sub: (p.first_name, p.last_name, p.email) for sub, p in people.items()} == {
         ADA.sub: ("Ada", ADA.family_name, ADA.email), ALAN.sub: ("Alan", ALAN.family_name, ALAN.email)}, \
         "the learners, and no one else: the instructor is not graded"
-    assert {people[sub].id: status[people[sub].id] for sub in people} == {ADA.sub: "active", ALAN.sub: "active"}
+    assert {people[sub].id: status[people[sub].id] for sub in people} == {NAMES[ADA.sub]: "active",
+                                                                          NAMES[ALAN.sub]: "active"}
 
 
 def test_an_instructor_s_deep_link_makes_one_line_item_even_when_linked_twice(world):
@@ -180,10 +184,11 @@ def test_a_student_launched_from_the_link_is_graded_and_the_score_reaches_the_lm
     if not linked_lineitems(world):
         link_the_assignment(world)
     (number,) = [n for n, item in world.lms.store.lineitems.items() if item.get("tag") == ASSIGNMENT]
-    wait_for("the roster synced", lambda: ADA.sub in roster(world)[0], world)  # so her name is her roster id
+    wait_for("the roster synced", lambda: ADA.sub in roster(world)[0], world)  # the sync named her first
     session, landing = launch(world.lms, world.hub.url, ADA)
     assert landing == f"{world.hub.url}/hub/user-redirect/lab/tree/{ASSIGNMENT}"
-    name = ADA.sub
+    name = roster(world)[0][ADA.sub].id
+    assert name == NAMES[ADA.sub], "her launch kept the name the sync gave her, the one it would have given"
     assert world.hub.admin.hub("GET", f"/users/{name}").status_code == 200
     api = world.hub.add_user(name, course_id=COURSE_ID)  # her own token (she is in the student group already)
     assert world.hub.spawn(name).status_code in (201, 202)

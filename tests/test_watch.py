@@ -20,6 +20,7 @@ from autograder.watch.watcher import STOP_GRACE_SECONDS
 from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,
+    OWNERLESS,
     copy_watched,
     feedback_of,
     hand_in,
@@ -30,7 +31,6 @@ from tests.watching import (
 )
 
 WRONG = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses the concat_weights points
-OWNERLESS = "c.CollectApp.check_owner = False"  # the tests' submissions are root's, whoever they name
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ gradebook; an instructor or TA has a row in the identity table only.
 A launch's key is looked up first. A key seen before is its student, whatever the launch now says of their name.
 A new key that a roster import already gave to one student (its `lti_user_id`, imported without an issuer or
 deployment) is that student: the row is bound to the key, and the student keeps their gradebook row. Otherwise
-the person is new: a safe name is made for them (`identity_names`), not a system user, not a student of this
-gradebook, not a name another course of the hub gave someone else.
+the person is new: a safe name is made for them (`new_name`, the rule a roster sync names a new learner by too),
+not a system user, not a student of this gradebook, not a name another course of the hub gave someone else.
 
 The name is also the person's JupyterHub and OS user name, so it must be safe. A roster id that is not (an e-mail,
 a name with capitals, an existing system user) is renamed to a safe one on the first launch, in every table that
@@ -58,6 +58,15 @@ class LaunchedPerson:
     def hint(self) -> str:
         """The readable part of a new name: the e-mail's local part, else the name."""
         return self.email or f"{self.given_name} {self.family_name}".strip() or self.name
+
+
+def new_name(person: LaunchedPerson, taken: Callable[[str], bool]) -> str:
+    """The name of a person new to the course: readable from their e-mail or name, made distinct by their LMS key
+    (`identity_names.safe_name`), never one `taken` says is someone else's. The one rule for both ways a person
+    arrives, their first launch (`name_for_launch`) and the first roster sync that lists them
+    (`roster_sync.sync_roster`): whichever comes first names them, and the other finds that name by their LTI
+    user id."""
+    return safe_name(person.hint, person.key.parts(), taken)
 
 
 def _where_key(key: LaunchKey):
@@ -120,7 +129,7 @@ def name_for_launch(gradebook, person: LaunchedPerson, as_student: bool, known_n
             and not taken_elsewhere(imported):
         name = imported
     else:
-        name = safe_name(person.hint, person.key.parts(), taken)
+        name = new_name(person, taken)
     try:
         if imported is not None:
             if imported != name:

@@ -21,7 +21,7 @@ IDENTITY_CHOICES = ("student_id", "email", "lms_user_id", "sis_user_id", "login_
 
 # section -> key -> expected type; a `dict` value is a table of assignment -> value.
 SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "roster": {"canvas_id_from": str, "nrps_id_from": str, "sync_seconds": (int, float)},
+    "roster": {"canvas_id_from": str, "sync_seconds": (int, float)},
     "canvas": {"url": str, "course_id": (int, str), "token_env": str, "token_file": str,
                "batch_size": int, "assignments": dict},
     "moodle": {"identifier": str, "items": dict},

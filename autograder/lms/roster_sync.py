@@ -1,9 +1,10 @@
 """`autograder roster sync`: the LMS course's members (NRPS) into the roster that `roster import` fills.
 
 Learners become students (instructors and assistants are not graded); a member the course already knows
-(by LTI user id) keeps their nbgrader id, a new one gets the id lms.toml's `[roster] nrps_id_from` names
-(the LTI user id by default; or the email, or `lis_person_sourcedid`, the SIS id). Names, email and the LTI
-user id are saved with the function `roster import` uses (`identity.save_people`). A student who left the
+(by LTI user id: a roster, an earlier sync or their launch named them) keeps their nbgrader id, a new one is
+named as their first launch would name them (`launch_identity.new_name`, from the e-mail or name the membership
+gives and the platform's key of the member), so a student has one name whichever comes first. Names, email
+and the LTI user id are saved with the function `roster import` uses (`identity.save_people`). A student who left the
 LMS course (status Inactive or Deleted, or missing from the membership after a sync found them) is flagged
 `left` in `lms_status`, never removed: their grades stay, and `autograder roster` and the class report show
 the flag. A student who comes back is `active` again.
@@ -11,21 +12,17 @@ the flag. A student who comes back is `active` again.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import select
 
-from .errors import LmsError
 from .identity import IDENTITY_TABLE, Person, load_people, save_people
+from .launch_identity import LaunchedPerson, LaunchKey, names_in, new_name
 from .nrps import Member
 from .roster_import import validate
 
 ACTIVE, LEFT = "active", "left"
-ID_SOURCES = ("user_id", "email", "lis_person_sourcedid")
-# nbgrader ids name folders (submitted/<id>/...) and JupyterHub users: a member's id must be a plain name.
-SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}")
 
 
 @dataclass
@@ -37,17 +34,6 @@ class SyncResult:
     not_learners: int = 0
 
 
-def _nbgrader_id(member: Member, known: dict[str, str], id_from: str) -> str:
-    if member.user_id in known:
-        return known[member.user_id]
-    value = {"user_id": member.user_id, "email": member.email,
-             "lis_person_sourcedid": member.lis_person_sourcedid}[id_from]
-    if not SAFE_ID.fullmatch(value or ""):
-        raise LmsError(f"member {member.user_id[:64]!r}: its {id_from} {value[:64]!r} cannot be an nbgrader id "
-                       "(letters, digits and . _ @ + - only); nothing imported")
-    return value
-
-
 def _person(student_id: str, member: Member) -> Person:
     first, last = member.given_name, member.family_name
     if not (first or last) and member.name:
@@ -55,17 +41,26 @@ def _person(student_id: str, member: Member) -> Person:
     return Person(id=student_id, first_name=first, last_name=last, email=member.email, lti_user_id=member.user_id)
 
 
-def sync_roster(gradebook, members: list[Member], id_from: str = "user_id", source: str = "NRPS") -> SyncResult:
+def sync_roster(gradebook, members: list[Member], issuer: str, deployment_id: str = "",
+                source: str = "NRPS") -> SyncResult:
     """Save the learners among `members` and flag who left; one transaction. `gradebook`: nbgrader's open
-    `Gradebook`. Students with no LTI identity (added by hand, or by a CSV roster only) are left as they are."""
-    if id_from not in ID_SOURCES:
-        raise LmsError(f"[roster] nrps_id_from must be one of {', '.join(ID_SOURCES)}")
+    `Gradebook`; `issuer` and `deployment_id`: the platform's, which with a member's LTI user id are the key a
+    launch of theirs carries. Students with no LTI identity (added by hand, or by a CSV roster only) are left as
+    they are."""
     result = SyncResult()
     people = load_people(gradebook)
     known = {p.lti_user_id: p.id for p in people if p.lti_user_id}
     learners = [m for m in members if m.learner]
     result.not_learners = len(members) - len(learners)
-    ids = [_nbgrader_id(m, known, id_from) for m in learners]
+    taken = names_in(gradebook)
+    ids = []
+    for member in learners:
+        if member.user_id not in known:
+            launch = LaunchedPerson(LaunchKey(issuer, deployment_id, member.user_id), member.given_name,
+                                    member.family_name, member.email, member.name)
+            known[member.user_id] = new_name(launch, taken.__contains__)
+            taken.add(known[member.user_id])
+        ids.append(known[member.user_id])
     chosen = validate(source, [(n + 1, _person(i, m)) for n, (i, m) in enumerate(zip(ids, learners, strict=True))])
     result.created, result.updated = save_people(gradebook, chosen)
     status = {i: (ACTIVE if m.status == "Active" else LEFT) for i, m in zip(ids, learners, strict=True)}
@@ -106,8 +101,8 @@ def sync_course(course: Path) -> tuple[int, SyncResult]:
     from .retry import policy_from_settings
 
     settings = load(course, required=True)
-    id_from = settings.choice("roster", "nrps_id_from", "user_id", ID_SOURCES)
     key = settings.secret("lti", "private_key_env", "private_key_file", lti.KEY_ENV, "LTI private key")
     members = fetch_members(settings, key, policy_from_settings(settings))
     with open_gradebook(course, must_exist=False) as gradebook:
-        return len(members), sync_roster(gradebook, members, id_from)
+        return len(members), sync_roster(gradebook, members, settings.require("lti", "issuer"),
+                                         str(settings.get("lti", "deployment_id", "")))

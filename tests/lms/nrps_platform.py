@@ -1,17 +1,23 @@
 """The loopback LTI platform with NRPS and deep linking (`autograder.demo_lms.advantage_platform`, which the demo
 LMS shares), and the faults an LMS shows, for the tool's handling of untrusted answers: the whole platform down
 until a time, access tokens expired mid-run, answers that are not JSON, and a paging link to another host
-(127.0.0.2: the same server, so a request that followed it would be seen in `hosts`).
+(127.0.0.2: the same server, so a request that followed it would be seen in `hosts`). `registered` serves it
+with a course folder as its tool (the tests' LMS course, the watcher's course, the benchmark's).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 import typing as t
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.demo_lms.advantage_platform import AdvantagePlatform as Advantage
+from autograder.lms.lms_settings import load
+from autograder.lms.lti import jwks
 
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -76,3 +82,34 @@ class AdvantagePlatform(Advantage):
                 return self._send(handler, 401, {"error": "access token expired"})
             self.seen_tokens.add(auth[1])
         return super()._route(handler, method, path, query, raw)
+
+
+def lti_settings(lms: AdvantagePlatform, poll_seconds: float = 0.05) -> str:
+    return f"""
+[lti]
+issuer = "{lms.issuer}"
+client_id = "{lms.client_id}"
+deployment_id = "{lms.deployment_id}"
+token_url = "{lms.token_url}"
+lineitems_url = "{lms.base}/lineitems"
+memberships_url = "{lms.memberships_url}"
+user_id = "lti_user_id"
+
+[push]
+retries = 2
+backoff_seconds = 0.01
+poll_seconds = {poll_seconds:g}
+"""
+
+
+@contextlib.contextmanager
+def registered(root: Path, tool_private: str, platform_keys: tuple[str, str],
+               poll_seconds: float = 0.05) -> Iterator[AdvantagePlatform]:
+    """The platform on loopback, with the course at `root` as its tool (its `[lti]` added to lms.toml); the
+    course's settings as `lms.settings` and the tool's private key as `lms.tool_key`."""
+    with AdvantagePlatform(*platform_keys, tool_jwks=jwks(tool_private)) as lms:
+        path = root / "lms.toml"
+        path.write_text((path.read_text() if path.exists() else "") + lti_settings(lms, poll_seconds))
+        lms.settings = load(root, required=True)
+        lms.tool_key = tool_private
+        yield lms

@@ -1,11 +1,14 @@
 """`make bench-lms`: how long after a graded submission its score is in the LTI platform's gradebook.
 
-20 students' submissions are committed one by one through `GradebookWriter` (the writer `autograder watch`
-commits each graded submission with), while `autograder push --follow`'s loop (`outbox_sender.follow`, polling
-every `[push] poll_seconds`, 1 s by default) sends them to the loopback LTI platform (tests/lms/nrps_platform.py,
-lti1p3platform behind a strict harness). The latency of each is from its commit to the platform holding the
-score; printed as p50/p95, first with the platform up, then with it down for `--down` seconds from the first
-submission (the time to the platform's return is in the figure: it is how long a student waits).
+20 students hand in a notebook each into nbgrader's exchange; `autograder watch` grades them in its sandbox,
+committing each grade with its outbox row, while `outbox_sender.follow` (the loop of `autograder push --follow`,
+polling every `[push] poll_seconds`, 1 s by default) sends them to the loopback LTI platform
+(tests/lms/nrps_platform.py, lti1p3platform behind a strict harness). Two rounds, one course and one watcher:
+the platform up, then down from the round's first hand-in for `--down` seconds (a minute by default; longer
+if the watcher takes longer to grade the round: tests/lms/watched_outage.py, the scenario the test shares).
+Each score's wait is measured from its commit (the outbox row's time) and from its hand-in to the platform
+holding it, printed as p50/p95; in the second round the time to the platform's return is in the figure: it
+is how long a student's score waits.
 """
 
 from __future__ import annotations
@@ -17,100 +20,84 @@ import statistics
 import tempfile
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.lms.conftest import build_gradebook, write_config
+from tests.lms.nrps_platform import AdvantagePlatform, registered
+from tests.lms.watched_outage import LINE, down_while_graded, following, hand_in_all, lms_course, outbox, settled
 
 
-def course(root: Path, students: list[str]) -> None:
-    from nbgrader.api import Gradebook
+class Arrivals:
+    """When each score reached the platform: (LTI user id, how many it then held) -> time.time(), polled."""
 
-    from autograder.lms.roster_import import import_roster
+    def __init__(self, lms: AdvantagePlatform) -> None:
+        self.lms, self.seen, self.stop = lms, {}, threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
 
-    write_config(root)
-    db_url = f"sqlite:///{root / 'gradebook.db'}"
-    build_gradebook(db_url)
-    roster = root / "roster.csv"
-    roster.write_text("id,first_name,last_name,email,lms_user_id,lti_user_id\n" + "".join(
-        f"{s},S,{s},{s}@uni.example,{2000 + i},lti-{s}\n" for i, s in enumerate(students)))
-    with Gradebook(db_url, course_id="rnn-test") as gb:
-        import_roster(gb, roster, "plain")
+    def _poll(self) -> None:
+        while not self.stop.wait(0.01):
+            with self.lms.lock:
+                held = {user: len(history) for (line, user), history in self.lms.store.scores.items() if line == LINE}
+            now = time.time()
+            for user, count in held.items():
+                for n in range(1, count + 1):
+                    self.seen.setdefault((user, n), now)
+
+    def __enter__(self) -> Arrivals:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(10)
 
 
-def run(students: int, poll: float, down: float, spacing: float) -> list[float]:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
+def percentiles(seconds: list[float]) -> str:
+    seconds = sorted(seconds)
+    p95 = seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))]
+    return f"p50 {statistics.median(seconds):.2f} s, p95 {p95:.2f} s, max {seconds[-1]:.2f} s"
 
-    from autograder.lms.lms_settings import load
-    from autograder.lms.lti import jwks
-    from autograder.lms.outbox_sender import follow
-    from tests.lms.advantage_fixtures import lti_settings
-    from tests.lms.nrps_platform import AdvantagePlatform
-    from tests.lms.test_lms_outbox import grade, writer
 
-    def pem(key) -> str:
-        return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption()).decode()
+def run(students: int, poll: float, down: float, spacing: float) -> None:
+    from autograder.demo_lms.demo_platform import new_key_pair
+    from tests.watching import make_template, wait_for, watching
 
-    tool, platform = (rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(2))
-    platform_public = platform.public_key().public_bytes(serialization.Encoding.PEM,
-                                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
     names = [f"s{i:02d}" for i in range(students)]
-    with tempfile.TemporaryDirectory() as folder, AdvantagePlatform(pem(platform), platform_public,
-                                                                     tool_jwks=jwks(pem(tool))) as lms:
-        root = Path(folder)
-        course(root, names)
-        (root / "lms.toml").write_text(lti_settings(lms).replace("poll_seconds = 0.05", f"poll_seconds = {poll}"))
-        settings = load(root, required=True)
-        from autograder.lms.outbox_sender import open_outbox, reconcile_all
+    tool_private, _ = new_key_pair()
+    with tempfile.TemporaryDirectory() as folder:
+        watched = lms_course(make_template(Path(folder) / "template"), Path(folder) / "bench", names)
+        with (registered(watched.course, tool_private, new_key_pair(), poll_seconds=poll) as lms,
+              watching(watched.course) as watcher, following(watched, lms), Arrivals(lms) as arrivals):
+            for round_, label in enumerate(("platform up", f"platform down {down:g} s")):
+                submissions = [(name, round_) for name in names]
+                if round_:
+                    handed_at = dict(down_while_graded(watched, lms, submissions, watcher.log, down, spacing))
+                else:
+                    handed_at = dict(hand_in_all(watched, submissions, watcher.log, spacing))
+                held = [(f"lti-{n}", round_ + 1) for n in names]  # each one's score of this round, in the platform
+                wait_for(lambda held=held: settled(watched) and all(key in arrivals.seen for key in held),
+                         down + 120, "every score in the platform", watcher.log)
+                made = {r.student: r.created_at for r in outbox(watched)}  # each student's newest: this round's
+                graded = [arrivals.seen[key] - _epoch(made[n]) for n, key in zip(names, held, strict=True)]
+                waited = [arrivals.seen[key] - handed_at[n] for n, key in zip(names, held, strict=True)]
+                print(f"{label}: {students} students, poll {poll:g} s: graded -> in the LMS gradebook "
+                      f"{percentiles(graded)}; handed in -> in the LMS gradebook {percentiles(waited)}", flush=True)
 
-        with open_outbox(root) as db:  # the class graded before the benchmark: queued, then sent, before timing
-            reconcile_all(db)
-        stop = threading.Event()
-        sender = threading.Thread(target=follow, args=(root, settings, pem(tool), stop),
-                                  kwargs={"poll_seconds": poll, "scan_seconds": 3600, "out": lambda _: None},
-                                  daemon=True)
-        sender.start()
-        time.sleep(1.0)
-        committed: dict[str, float] = {}
-        book = writer(type("C", (), {"db_url": f"sqlite:///{root / 'gradebook.db'}"})())
-        lms.down_until = time.monotonic() + down if down else 0.0
-        try:
-            for name in names:
-                grade(book, name, 30)
-                committed[name] = time.monotonic()
-                time.sleep(spacing)
-        finally:
-            book.close()
-        arrived: dict[str, float] = {}
-        deadline = time.monotonic() + down + 120
-        while len(arrived) < len(names) and time.monotonic() < deadline:
-            for name in names:
-                if name not in arrived and lms.scores("1", f"lti-{name}"):
-                    arrived[name] = time.monotonic()
-            time.sleep(0.01)
-        stop.set()
-        sender.join(10)
-        missing = sorted(set(names) - set(arrived))
-        if missing:
-            raise SystemExit(f"bench-lms: {len(missing)} score(s) never arrived: {', '.join(missing)}")
-        return [arrived[n] - committed[n] for n in names]
+
+def _epoch(utc_text: str) -> float:
+    return datetime.fromisoformat(utc_text).replace(tzinfo=UTC).timestamp()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--poll", type=float, default=1.0, help="[push] poll_seconds (1 s by default)")
-    parser.add_argument("--down", type=float, default=60.0, help="seconds the platform is down in the second run")
-    parser.add_argument("--spacing", type=float, default=0.25, help="seconds between two graded submissions")
+    parser.add_argument("--down", type=float, default=60.0, help="seconds the platform is down in the second round")
+    parser.add_argument("--spacing", type=float, default=0.25, help="seconds between two hand-ins")
     args = parser.parse_args()
     os.environ.setdefault("AUTOGRADER_GRADEBOOK_TIMEOUT", "30")
     logging.getLogger("autograder.lms.outbox").setLevel(logging.ERROR)  # the outage's log lines, one per pass
-    for label, down in (("platform up", 0.0), (f"platform down {args.down:g} s", args.down)):
-        seconds = sorted(run(args.students, args.poll, down, args.spacing))
-        p95 = seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))]
-        print(f"{label}: {args.students} students, poll {args.poll:g} s: graded -> in the LMS gradebook "
-              f"p50 {statistics.median(seconds):.2f} s, p95 {p95:.2f} s, max {seconds[-1]:.2f} s")
+    run(args.students, args.poll, args.down, args.spacing)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,16 @@
 """Grades sent as they are made: the outbox (`autograder.lms.outbox`) filled in the grade's own transaction by
 every path that changes a counted score, and its sender (`outbox_sender`, `autograder push --follow`) against
-the loopback LTI platform (tests/lms/nrps_platform.py) through an outage, a burst of 429s and each bad answer.
+the loopback LTI platform (tests/lms/nrps_platform.py) through a burst of 429s and each bad answer.
 
 Submissions reach the gradebook through `GradebookWriter`, the writer `autograder watch` keeps open and
 commits after each graded submission: the outcomes are built with the scores the graders give (the sandbox
-is not run here: its cost would buy nothing this file checks, and `tests/test_watch*.py` run it).
+is not run here: its cost would buy nothing this file checks). The outage, with the real watcher grading
+through it: tests/lms/test_lms_outbox_watch.py.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from datetime import timedelta
 
@@ -22,7 +22,7 @@ from autograder.grading.model import CellResult, Outcome, SubmissionResult
 from autograder.grading.writer import GradebookWriter
 from autograder.lms.gradebook import read_gradesheet
 from autograder.lms.outbox import DETECTED, history, latest
-from autograder.lms.outbox_sender import LtiSender, follow, open_outbox
+from autograder.lms.outbox_sender import LtiSender, open_outbox
 from tests.lms.conftest import DUE, HSA, HSA_CELLS, Course, TenPercentPerDay, run_cli
 from tests.lms.nrps_platform import AdvantagePlatform, Garble
 
@@ -118,53 +118,6 @@ def test_the_outbox_counts_what_push_and_export_count(in_course: Course) -> None
         mine = counted[person.id]
         assert (mine.score, mine.max_score) == (pytest.approx(grade_.score), grade_.max_score)
         assert mine.comment.split(": ", 1)[1] == grade_.summary(), "the same per-exercise text, after the attempt"
-
-
-def test_twenty_submissions_through_an_outage_arrive_once_in_order_newest_last(
-        in_course: Course, advantage: AdvantagePlatform) -> None:
-    stop = threading.Event()
-    printed: list[str] = []
-    sender = threading.Thread(target=follow, args=(in_course.root, advantage.settings, advantage.tool_key, stop),
-                              kwargs={"poll_seconds": 0.05, "scan_seconds": 3600, "out": printed.append}, daemon=True)
-    sender.start()
-    students = ["ada", "bob", "cyd", "dee", "eve"]
-    newest: dict[str, float] = {}
-    book = writer(in_course)
-    try:
-        for attempt in range(4):
-            if attempt == 1:
-                advantage.down_until = time.monotonic() + 3  # the LMS goes down mid-class for a few seconds
-            for student in students:
-                newest[student] = 10 + 8 * attempt + students.index(student)
-                grade(book, student, newest[student], minutes_before_due=60 - attempt)
-                time.sleep(0.05)
-    finally:
-        book.close()
-    deadline = time.monotonic() + 60  # a bound on waiting, not a timed assertion
-    while time.monotonic() < deadline:
-        if all(advantage.scores(LINE, f"lti-{s}") and advantage.scores(LINE, f"lti-{s}")[-1]["scoreGiven"]
-               == newest[s] for s in students if s != "eve"):
-            break
-        time.sleep(0.1)
-    stop.set()
-    sender.join(10)
-    queued = [r for r in rows(in_course) if r.origin == "grade"]  # (and the scan at start: the graded class)
-    assert len(queued) == 20
-    for student in ("ada", "bob", "cyd", "dee"):
-        received = advantage.scores(LINE, f"lti-{student}")
-        given = [r["scoreGiven"] for r in received]
-        assert given[-1] == newest[student], "the newest score is the one the LMS shows"
-        mine = [r for r in rows(in_course) if r.student == student]  # in the order the changes were made
-        assert [r.score for r in mine if r.state == "sent"] == given, "what was sent arrived once each, in order"
-        assert {r.state for r in mine} <= {"sent", "superseded"}
-        stamps = [r["timestamp"] for r in received]
-        assert stamps == sorted(stamps)
-        assert received[-1]["submission"]["submittedAt"] == "2025-03-01T16:03:00.000000+00:00", "the attempt's time"
-    eve = [r for r in queued if r.student == "eve"]  # not on the LMS roster: kept, failed, shown
-    assert {r.state for r in eve} <= {"failed", "superseded"} and eve[-1].state == "failed"
-    assert "no lti_user_id in the roster" in eve[-1].last_error
-    assert any(("GET", "/lineitems") == req for req in advantage.requests)
-    assert advantage.store.lineitems[LINE]["tag"] == HSA
 
 
 def test_a_burst_of_429s_is_waited_out_as_the_platform_asks(in_course: Course, advantage: AdvantagePlatform,
