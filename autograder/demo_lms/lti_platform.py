@@ -111,7 +111,9 @@ class Ags(AssignmentsGradesService):
     def update_score(self, line_item_id: str, score: dict[str, t.Any]) -> UpdateScoreStatus:
         self.find_lineitem(line_item_id)
         history = self.store.scores.setdefault((line_item_id, str(score["userId"])), [])
-        if history and datetime.fromisoformat(score["timestamp"]) <= datetime.fromisoformat(history[-1]["timestamp"]):
+        # Moodle's rule, the strictest of the LMSs': a score counts only when its timestamp is newer than the one
+        # kept, in whole seconds (mod/lti/service/gradebookservices/classes/local/resources/scores.php).
+        if history and _whole_seconds(score["timestamp"]) <= _whole_seconds(history[-1]["timestamp"]):
             return UpdateScoreStatus.OLD_TIMESTAMP
         history.append(score)
         return UpdateScoreStatus.SUCCESS
@@ -324,3 +326,7 @@ def score_problem(raw: str) -> str:
     if "comment" in score and not isinstance(score["comment"], str):
         return "comment must be a string"
     return ""
+
+
+def _whole_seconds(timestamp: str) -> datetime:
+    return datetime.fromisoformat(timestamp).replace(microsecond=0)

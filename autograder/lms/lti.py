@@ -35,6 +35,7 @@ from pylti1p3.service_connector import ServiceConnector
 
 from .errors import LmsError
 from .lms_settings import IDENTITY_CHOICES, Settings
+from .outbox import iso_utc
 from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 
@@ -182,8 +183,9 @@ def _grade(item: PushItem, now: datetime) -> Grade:
             .set_score_given(float(item.posted))
             .set_score_maximum(item.max_score)
             .set_comment(item.comment)
-            # AGS: ISO 8601 with sub-second precision; a platform ignores a score older than its last one.
-            .set_timestamp(now.isoformat(timespec="milliseconds"))
+            # AGS: a platform ignores a score not newer than its last one. The outbox's time of the change, as
+            # its sender sends it (a push and `push --follow` give one score one timestamp); now, without one.
+            .set_timestamp(iso_utc(item.changed_at) if item.changed_at else now.isoformat(timespec="microseconds"))
             .set_activity_progress("Completed")
             .set_grading_progress("FullyGraded"))
 

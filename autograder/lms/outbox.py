@@ -152,10 +152,22 @@ def _grade_score(manual: Any, auto: Any, extra: Any) -> float:
     return 0.0 if base is None else float(base) + float(extra or 0.0)
 
 
-def _newest(sql: Sql, assignment: str) -> dict[str, tuple[float, float, str]]:
-    rows = sql.rows(f"SELECT student_id, score, max_score, comment, seq FROM {OUTBOX_TABLE} WHERE assignment = :a "
-                    "ORDER BY seq", {"a": assignment})
-    return {student: (score, maximum, comment) for student, score, maximum, comment, _ in rows}
+def _newest(sql: Sql, assignment: str) -> dict[str, tuple[float, float, str, str]]:
+    rows = sql.rows(f"SELECT student_id, score, max_score, comment, created_at, seq FROM {OUTBOX_TABLE} "
+                    "WHERE assignment = :a ORDER BY seq", {"a": assignment})
+    return {student: (score, maximum, comment, created) for student, score, maximum, comment, created, _ in rows}
+
+
+def _stamp_after(previous: str | None, now: str) -> str:
+    """The time a change is sent with: now, or a whole second after the student's previous change. Moodle keeps
+    a score only when its timestamp is newer than the one it holds compared in whole seconds (its
+    `mod/lti/service/gradebookservices/classes/local/resources/scores.php` answers 409 otherwise), and the
+    sender reads a 409 as "this very score, sent before": two changes within one second would leave the
+    older score in Moodle."""
+    if previous is None:
+        return now
+    next_second = datetime.fromisoformat(previous).replace(microsecond=0) + timedelta(seconds=1)
+    return max(now, utc_text(next_second.replace(tzinfo=UTC)))
 
 
 def _serialise(sql: Sql) -> None:
@@ -213,12 +225,13 @@ def _queue(sql: Sql, assignment: str, scores: dict[str, CountedScore], origin: s
         return []
     sql.write(f"UPDATE {OUTBOX_TABLE} SET state = '{SUPERSEDED}' WHERE assignment = :a AND student_id = :s "
               f"AND state IN ('{PENDING}', '{FAILED}')", [{"a": assignment, "s": c.student} for c in changed])
-    stamp = now_text()
+    now = now_text()
     sql.write(f"INSERT INTO {OUTBOX_TABLE} (assignment, student_id, score, max_score, submitted_at, comment, origin, "
               f"created_at, state, attempts, next_try_at) VALUES (:a, :s, :score, :most, :at, :comment, :origin, "
-              f":created, '{PENDING}', 0, :created)",
+              f":created, '{PENDING}', 0, :now)",
               [{"a": c.assignment, "s": c.student, "score": c.score, "most": c.max_score, "at": c.submitted_at,
-                "comment": c.comment[:1024], "origin": origin, "created": stamp} for c in changed])
+                "comment": c.comment[:1024], "origin": origin, "now": now,
+                "created": _stamp_after(newest.get(c.student, (None,) * 4)[3], now)} for c in changed])
     return changed
 
 

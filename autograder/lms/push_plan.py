@@ -23,6 +23,7 @@ class PushItem:
     score: float
     max_score: float
     comment: str
+    changed_at: str | None = None  # the outbox row's time (`outbox.utc_text`): the LTI score's timestamp
 
     @property
     def posted(self) -> str:

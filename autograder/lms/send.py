@@ -35,9 +35,11 @@ def prepare(course: Path, assignment: str, to: str, skip_missing: bool) -> tuple
         sheet = read_gradesheet(gradebook, [assignment])
     push_plan = plan(sheet, assignment, user_field, lms, skip_missing)
     if to == "lti":  # the comment the outbox's sender sends: a push and `push --follow` never disagree
-        with open_outbox(course) as db:
-            scores = counted_scores(db, assignment)
-        push_plan.items = [dataclasses.replace(i, comment=scores[i.student_id].comment)
+        with open_outbox(course) as db:  # and the time of the change, as the sender sends it
+            scores, rows = counted_scores(db, assignment), latest(db, assignment)
+        push_plan.items = [dataclasses.replace(i, comment=scores[i.student_id].comment,
+                                               changed_at=rows[i.student_id].created_at if i.student_id in rows
+                                               else None)
                            if i.student_id in scores else i for i in push_plan.items]
     return settings, push_plan, where
 

@@ -124,7 +124,7 @@ def test_failure_part_way_names_who_was_and_was_not_sent(in_course: Course, plat
     capsys.readouterr()
     assert run_cli("push", HSA, "--to", "lti") == 1
     out = capsys.readouterr().out
-    assert "sent (1): bob" in out and "NOT sent (2): dee, ada" in out and "HTTP 503" in out
+    assert "sent (1): bob" in out and "NOT sent (2): dee, ada" in out and "HTTP 503" in out, out
     assert len(platform.scores("1", "lti-bob")) == 2 and len(platform.scores("1", "lti-ada")) == 1
 
     platform._route = original

@@ -208,6 +208,19 @@ def test_push_and_the_outbox_never_disagree(in_course: Course, advantage: Advant
     assert len(advantage.scores(LINE, "lti-dee")) == 2
 
 
+def test_two_changes_sent_within_one_second_both_reach_a_platform_that_compares_whole_seconds(
+        in_course: Course, advantage: AdvantagePlatform) -> None:
+    book = writer(in_course)
+    try:
+        time.sleep(1 - time.time() % 1)  # both changes and sends below in one second, as Moodle compares them
+        for points in (12, 13):
+            grade(book, "dee", points)
+            send_until_empty(advantage)
+    finally:
+        book.close()
+    assert [s["scoreGiven"] for s in advantage.scores(LINE, "lti-dee")][-2:] == [12, 13], advantage.refusals
+
+
 def test_push_follow_survives_a_restart(in_course: Course, advantage: AdvantagePlatform) -> None:
     """`autograder push --follow` as a course runs it: stopped (SIGTERM) while scores are graded, started again,
     it sends what was queued meanwhile, and the score sent before is not sent again."""
