@@ -1,28 +1,39 @@
 """Which pairs of students share more than students who work alone do, and the evidence, in words.
 
-Every feature (a fingerprint of an exercise's answer, the set of a student's answers, two exercises answered
-alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by
-how rare it is in the class: with `c` the number of students that counts as common (a tenth of the class, at
-least `MIN_COMMON`), a feature that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when
-`df` reaches `c`. What two
+Every feature (a fingerprint of an exercise's answer, two exercises answered alike, a wrong answer, a created
+cell's id, a run of execution counts, an output, a markdown line) is weighed by how rare it is in the class:
+with `c` the number of students that counts as common (a tenth of the class, at least `MIN_COMMON`), a feature
+that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when `df` reaches `c`. What two
 students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
 mistake) is no evidence. Features go into an inverted index (feature -> students), and only the students of
 one posting list are paired, so the work grows with how often features are shared, not with the square of
 the class.
 
+A set of answers (to every exercise, or to all but one; names, layout, comments and order aside) is weighed
+otherwise (`set_bits`): when fewer than `c` students hand it in, it is worth log2 of 1 / the chance that two
+students working alone write all of its answers, each answer's chance its share of the class, given the
+answers before it as the class's other students show them (students who share a style write its answers
+together), less log2 of the sets tried per pair. Counting alone cannot weigh it: a set that 2 of 60 students
+hand in might be 1 in 60 or 1 in a million, and a copy of answers that each a few students write is the second.
+So a copy of a whole notebook of ordinary answers is found in a small class, where counted rarity gives at most
+log2(c - 1) bits a feature (2.8 bits among 60) against a threshold of twice log2 of the class.
+
 A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
-- code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
-  answer (an identical answer that two students alone wrote is worth the most; one half shared, half that);
-- answers: the rarest set of answers both handed in (all exercises, or all but one), less its rarest single
-  answer (counted as code already);
+- code and answers: for each exercise, the bits of the fingerprints both answers have, over the fingerprints
+  of the longer answer (an identical answer that two students alone wrote is worth the most; one half
+  shared, half that), added up; or the bits of the set of answers both handed in, when more (one fact, the
+  same code, counted once);
 - every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
-A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: the more pairs, the more
-coincidences among them. MARGIN, the weights and the caps were chosen on labelled classes (docs, "Academic
-integrity: similarity"; `make bench-similarity`).
+A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: a score in bits is log2 of 1 /
+the chance of so much shared by two students working alone, and among all the pairs of a class that chance
+must be below 1 / pairs for one pair to stand out (a Bonferroni bound: `MARGIN` bits more, half an honest
+pair expected above it). The weights and caps were chosen on labelled classes, and the set's weighing was
+checked on classes whose honest students keep one style in every exercise (docs, "Academic integrity:
+similarity"; `make bench-similarity`).
 """
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -41,12 +52,15 @@ TOGETHER_SHARE = 0.05
 # A category other than code counts at most this many times a feature two students alone share: the tenth
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
-CAPS = {"answers": 4.0, "wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0,
+CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0,
         "together": 4.0}
-# Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
-# for precision first: an honest student flagged costs a conversation that should not happen (docs, "Academic
-# integrity: similarity").
+# Bits above log2 of the number of pairs for a pair to be flagged: with scores in bits of chance, half an honest
+# pair expected above it in any class, whatever its size. Precision first: an honest student flagged costs a
+# conversation that should not happen (docs, "Academic integrity: similarity").
 MARGIN = 1.0
+# Students' worth of the class-wide share of an answer, added to what the other students who wrote an earlier
+# answer show of it (`set_bits`): a conditional chance measured on few students leans on the class's share.
+PRIOR = 2.0  # 1, 2 and 4 flag the same pairs on the benchmark's classes: it only steadies a thin measure
 MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
 
 
@@ -55,7 +69,7 @@ class Weights:
     """Each category's bits are multiplied by its weight before they are added up."""
 
     code: float = 1.0
-    answers: float = 3.0  # a set of answers: what it adds to its rarest answer, in bits
+    answers: float = 1.0  # a set of answers, in bits of chance (`set_bits`): already on the threshold's scale
     wrong: float = 1.0
     cell_id: float = 1.0
     executions: float = 1.0
@@ -108,6 +122,39 @@ def bits(df: int, n: int) -> float:
     if df < 2 or df >= common:
         return 0.0
     return math.log2((common - 1) / (df - 1))
+
+
+def information(df: int, n: int) -> float:
+    """The self-information of one student's answer that `df` of `n` students wrote, for another student who
+    writes on their own: log2 of 1 / the chance that they write it too, (df - 1) / (n - 1)."""
+    return math.log2((n - 1) / max(1, df - 1))
+
+
+def set_bits(parts: list[tuple[set[int], int]], exercises: int) -> float:
+    """The evidence of a set of answers two students both handed in, each answer given as the students who
+    wrote it and how many answered its exercise (a blank notebook makes no answer likelier or rarer), among the
+    `exercises` + 1 sets tried for every pair (all exercises, and all but each one):
+    log2 of 1 / the chance that two students working alone write every one of them, less log2 of the sets
+    tried (a pair has that many chances).
+
+    The answers are taken rarest first, each with the chance that a student who wrote an earlier one writes
+    it too, as the other students of the class show it: students who share a style (`result = ...` before
+    every `return`, `np.dot` for `@`) write its answers together, and an answer that comes with an earlier
+    one in the class is little news. That chance is measured among the students other than the pair
+    (`PRIOR` students' worth of the class-wide share added, so that a rare answer, seen with few others,
+    keeps about its own `information`)."""
+    total = 0.0
+    done: list[set[int]] = []
+    whole = set.intersection(*(holders for holders, _ in parts))  # the pair, and a ring's others if any
+    for holders, answered in sorted(parts, key=lambda part: len(part[0])):
+        share = (len(holders) - 1) / max(1, answered - 1)
+        chance = share
+        for before in done:
+            others = before - whole
+            chance = max(chance, (len(holders & others) + PRIOR * share) / (len(others) + PRIOR))
+        total += -math.log2(chance)
+        done.append(holders)
+    return total - math.log2(exercises + 1)
 
 
 def threshold(n: int, margin: float = MARGIN) -> float:
@@ -166,10 +213,10 @@ def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tup
 
 
 def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
-                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int], set[tuple[str, int]]]:
+                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int], set[tuple[str, int]], dict[tuple, float]]:
     """Every pair (indices into `works`) that shares a feature worth anything, with its score; how many
-    students have each feature; and the answers (exercise, whole-answer hash) uncommon in the class. Only the
-    students of one posting list are paired."""
+    students have each feature; the answers (exercise, whole-answer hash) uncommon in the class; and the bits
+    of each set of answers that counts (`set_bits`). Only the students of one posting list are paired."""
     n = len(works)
     index: dict[tuple, list[int]] = defaultdict(list)
     category: dict[tuple, str] = {}
@@ -186,18 +233,25 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for whole in wholes:
         for item in whole.items():
             answered[item] += 1
-    # A set of answers is worth what it adds to its rarest answer (counted already, as code): two students with
-    # the textbook answers and the same mistake share one uncommon thing, not two.
     sets: dict[tuple, tuple] = {}
-    bag_count: dict[tuple[str, int], int] = defaultdict(int)
+    bag_holders: dict[tuple[str, int], set[int]] = defaultdict(set)
     for i, work in enumerate(works):
         bags = _bags(work, names)
         for item in bags.items():
-            bag_count[item] += 1
+            bag_holders[item].add(i)
         for key, parts in _answer_sets(bags).items():
             index[key].append(i)
             category[key] = "answers"
             sets[key] = parts
+    exercises = len({e for whole in wholes for e in whole})
+    # A set counts only when few hand it in (the class shows no style or textbook that many share), and then
+    # for how unlikely its answers are together (`set_bits`), not for how few hand it in: counting alone
+    # cannot tell a set that 2 of 60 students hand in from one of 1 in a million.
+    answering: Counter[str] = Counter()  # students who answered each exercise
+    for (exercise, _), holders in bag_holders.items():
+        answering[exercise] += len(holders)
+    set_worth = {key: set_bits([(bag_holders[item], answering[item[0]]) for item in parts], exercises)
+                 for key, parts in sets.items() if bits(len(index[key]), n) > 0}
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     for i, whole in enumerate(wholes):
         for key in _together(whole, uncommon):
@@ -205,9 +259,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             category[key] = "together"
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
-        worth = bits(len(holders), n)
-        if key in sets:
-            worth -= max(bits(bag_count[item], n) for item in sets[key])
+        worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)
         if worth > 0:
             kind = category[key]
             for a, b in combinations(holders, 2):
@@ -218,20 +270,26 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     unit = bits(2, n)
     scores: dict[tuple[int, int], float] = defaultdict(float)
     wrong: dict[tuple[int, int], float] = defaultdict(float)
+    coded: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
             exercise = kind[5:]
-            scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+            coded[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
         elif kind.startswith("wrong:"):
             # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
             code = sums.get((a, b, "code:" + kind[6:]), 0.0)
             code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
             wrong[a, b] += max(0.0, weights.wrong * total - code)
+        elif kind == "answers":
+            coded[a, b] += 0.0  # the pair is scored below, with its code
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
+    for pair, total in coded.items():
+        # A shared set of answers and the code of those answers are one fact: the set counts beyond the code.
+        scores[pair] += max(total, weights.answers * sums.get((*pair, "answers"), 0.0))
     for pair, total in wrong.items():
         scores[pair] += min(CAPS["wrong"] * unit, total)
-    return scores, {key: len(holders) for key, holders in index.items()}, uncommon
+    return scores, {key: len(holders) for key, holders in index.items()}, uncommon, set_worth
 
 
 def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
@@ -239,11 +297,12 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
     """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
     evidence."""
     n = len(works)
-    scores, df, uncommon = pair_scores(works, names, weights)
+    scores, df, uncommon, set_worth = pair_scores(works, names, weights)
     line = threshold(n, margin)
     flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
     pairs = [Pair(works[a].student, works[b].student, round(score, 1),
-                  _evidence(works[a], works[b], names, df, uncommon, n, weights)) for score, a, b in flagged]
+                  _evidence(works[a], works[b], names, df, uncommon, set_worth, n, weights))
+             for score, a, b in flagged]
     return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
                       {w.student: w for w in works}, names, weights)
 
@@ -254,9 +313,9 @@ def explain(works: list[StudentWork], a: str, b: str, names: frozenset[str] = fr
     n = len(works)
     at = {work.student: i for i, work in enumerate(works)}
     i, j = sorted((at[a], at[b]))
-    scores, df, uncommon = pair_scores(works, names, weights)
+    scores, df, uncommon, set_worth = pair_scores(works, names, weights)
     return Pair(works[i].student, works[j].student, round(scores.get((i, j), 0.0), 1),
-                _evidence(works[i], works[j], names, df, uncommon, n, weights))
+                _evidence(works[i], works[j], names, df, uncommon, set_worth, n, weights))
 
 
 def groups(pairs: list[Pair]) -> list[list[str]]:
@@ -283,7 +342,8 @@ def _of(df: int, n: int) -> str:
 
 
 def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int],
-              uncommon: set[tuple[str, int]], n: int, weights: Weights) -> list[Evidence]:
+              uncommon: set[tuple[str, int]], set_worth: dict[tuple, float], n: int, weights: Weights
+              ) -> list[Evidence]:
     """The shared features of a flagged pair, in words, strongest first."""
     found: list[Evidence] = []
     alike = []  # exercises answered alike as a whole, with that answer's hash
@@ -301,13 +361,15 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
                               f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
     mine, theirs = _answer_sets(_bags(a, names)), _answer_sets(_bags(b, names))
-    shared_sets = [key for key in mine if key in theirs and bits(df.get(key, 0), n)]
+    shared_sets = [key for key in mine if key in theirs and set_worth.get(key, 0.0) > 0]
     if shared_sets:
-        key = min(shared_sets, key=lambda k: (df[k], len(k)))
+        key = max(shared_sets, key=lambda k: set_worth[k])
         which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
                  else f"every exercise but {key[1]}")
-        found.append(Evidence("answers", bits(df[key], n), f"the same answers to {which} (names, layout, comments "
-                              f"and order aside): a set handed in by {_of(df[key], n)}"))
+        found.append(Evidence("answers", weights.answers * set_worth[key], f"the same answers to {which} (names, "
+                              f"layout, comments and order aside): a set handed in by {_of(df[key], n)}, that two "
+                              f"students working alone would both write about once in {2 ** set_worth[key]:,.0f} "
+                              "pairs"))
     rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
     if rare:
         worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
