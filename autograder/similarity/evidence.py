@@ -268,24 +268,28 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
                 else:
                     sums[a, b, kind] += worth
     unit = bits(2, n)
-    scores: dict[tuple[int, int], float] = defaultdict(float)
+    scores: dict[tuple[int, int], float] = defaultdict(float)  # what the notebooks share beyond the answers
+    answers: dict[tuple[int, int], float] = defaultdict(float)  # what the answers say, one by one
     wrong: dict[tuple[int, int], float] = defaultdict(float)
-    coded: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
             exercise = kind[5:]
-            coded[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+            answers[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
         elif kind.startswith("wrong:"):
             # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
             code = sums.get((a, b, "code:" + kind[6:]), 0.0)
             code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
             wrong[a, b] += max(0.0, weights.wrong * total - code)
+        elif kind == "together":
+            answers[a, b] += min(CAPS[kind] * unit, weights.together * total)
         elif kind == "answers":
-            coded[a, b] += 0.0  # the pair is scored below, with its code
+            answers[a, b] += 0.0  # weighed below, against the answers one by one
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
-    for pair, total in coded.items():
-        # A shared set of answers and the code of those answers are one fact: the set counts beyond the code.
+    for pair, total in answers.items():
+        # A set of answers both handed in, and the code and the exercises answered alike it is made of, are one
+        # fact: whichever says more counts. Not the wrong answers: two answers of one bag of tokens can differ
+        # (`w_hh @ x_t + w_hx @ h_t_prev` is the right one's tokens, swapped), and the graders tell them apart.
         scores[pair] += max(total, weights.answers * sums.get((*pair, "answers"), 0.0))
     for pair, total in wrong.items():
         scores[pair] += min(CAPS["wrong"] * unit, total)
