@@ -19,10 +19,11 @@ So a copy of a whole notebook of ordinary answers is found in a small class, whe
 log2(c - 1) bits a feature (2.8 bits among 60) against a threshold of twice log2 of the class.
 
 A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
-- code and answers: for each exercise, the bits of the fingerprints both answers have, over the fingerprints
-  of the longer answer (an identical answer that two students alone wrote is worth the most; one half
-  shared, half that), added up; or the bits of the set of answers both handed in, when more (one fact, the
-  same code, counted once);
+- the answers: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the
+  longer answer (an identical answer that two students alone wrote is worth the most; one half shared, half
+  that), and the pairs of uncommon answers both wrote ("together"), added up; or the bits of the set of
+  answers both handed in, when more (one fact, counted once);
+- wrong answers, beyond the code's bits for that exercise (the graders tell apart answers of one bag of tokens);
 - every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
 A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: a score in bits is log2 of 1 /
 the chance of so much shared by two students working alone, and among all the pairs of a class that chance
