@@ -57,3 +57,6 @@ def test_answers_that_other_students_write_together_are_worth_less_than_apart():
     # A third student who handed in the whole set (a ring of three) is not taken for a style the class shares.
     ring = [({0, 1, 2} | {3 + 3 * e + i for i in range(3)}, 100) for e in range(6)]
     assert set_bits(ring, 6) == pytest.approx(set_bits(apart, 6))
+    # Some of the exercises answered alike (the pair given): a third student with the same answers is a habit
+    # as likely as a ring, and is measured.
+    assert set_bits(ring[:3], 64, pair={0, 1}) < set_bits(ring[:3], 64) - 3
