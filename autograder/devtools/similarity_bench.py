@@ -5,6 +5,7 @@ recall per disguise; and Dolos's on the same classes (`dolos_side`), at its usua
 that gives it our precision. Figures, not assertions: the docs quote them ("Academic integrity: similarity").
 
     python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--assignment NAME] [--no-dolos]
+        [--one-style]
 """
 
 import argparse
@@ -19,8 +20,8 @@ from autograder.similarity import evidence, read_class
 MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
 
 
-def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool) -> dict:
-    labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings)
+def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool, one_style: bool = False) -> dict:
+    labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings, one_style=one_style)
     with tempfile.TemporaryDirectory() as folder:
         similarity_class.write(Path(folder), assignment, labelled, seed=seed)
         started = time.perf_counter()
@@ -28,7 +29,7 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool
         read = time.perf_counter() - started
         comparison = evidence.compare(assignment, works, names, refused)
         seconds = time.perf_counter() - started
-        scores = evidence.pair_scores(works, names)[0]
+        scores = evidence.pair_scores(works, names).scores
         dolos_runs = {}  # "template" / "no template" -> (seconds, similarity of each pair)
         if dolos:
             files = Path(folder) / "dolos"
@@ -66,11 +67,14 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=20, help="planted pairs a class")
     parser.add_argument("--rings", type=int, default=5, help="planted groups of three a class")
     parser.add_argument("--no-dolos", action="store_true", help="leave Dolos out")
+    parser.add_argument("--one-style", action="store_true",
+                        help="each honest student keeps one style in every exercise (the harder class for precision)")
     args = parser.parse_args()
-    runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos)
+    runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos, args.one_style)
             for seed in range(1, args.seeds + 1)]
-    print(f"{args.assignment}: {args.n} students a class, {args.groups} planted pairs and {args.rings} rings of "
-          f"three, {args.seeds} classes (seeds 1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
+    print(f"{args.assignment}: {args.n} students a class{', one style each' if args.one_style else ''}, "
+          f"{args.groups} planted pairs and {args.rings} rings of three, {args.seeds} classes (seeds "
+          f"1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
     for r in runs:
         hits = len(r["flagged"] & r["planted"])
         print(f"  {r['seconds']:.2f} s (reading {r['read']:.2f} s), threshold {r['threshold']:g} bits: "

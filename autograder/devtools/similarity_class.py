@@ -140,9 +140,12 @@ def textbook(assignment: str, name: str) -> Student:
     return Student(name, {e: Answer(e, "reference", code) for e, code in solution_sources(assignment).items()})
 
 
-def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int = 0) -> LabelledClass:
+def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int = 0, one_style: bool = False
+         ) -> LabelledClass:
     """`size` students: honest ones, then `groups` planted pairs and `rings` planted groups of three, each
-    copier disguised one of DISGUISES' ways (in turn)."""
+    copier disguised one of DISGUISES' ways (in turn). With `one_style`, an honest student's style
+    (`_honest_style`'s coins) is the same in every exercise, as a person's habits are: honest students then
+    share whole sets of answers more often, the harder class for precision."""
     rng = random.Random(f"{seed}-{assignment}")
     reference = solution_sources(assignment)
     correct: dict[str, list[Answer]] = {}
@@ -155,16 +158,18 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
     students = []
     for index in range(honest):
         p_reference, p_wrong = rng.uniform(0.15, 0.6), rng.uniform(0.0, 0.3)
+        habit = rng.getrandbits(64) if one_style else 0  # drawn only then: the default classes stay as they were
         answers = {}
         for exercise, code in reference.items():
+            style = random.Random(habit) if one_style else rng
             draw = rng.random()
             if draw < p_wrong and wrong.get(exercise):
                 answers[exercise] = rng.choice(wrong[exercise])
             elif draw < p_wrong + p_reference:
-                answers[exercise] = Answer(exercise, "reference", _honest_style(rng, code))
+                answers[exercise] = Answer(exercise, "reference", _honest_style(style, code))
             else:
                 pick = rng.choice(correct[exercise])
-                answers[exercise] = Answer(exercise, pick.name, _honest_style(rng, pick.code))
+                answers[exercise] = Answer(exercise, pick.name, _honest_style(style, pick.code))
         students.append(Student(f"h{index:03d}", answers))
     result = LabelledClass(students)
     turn = 0

@@ -1,28 +1,41 @@
 """Which pairs of students share more than students who work alone do, and the evidence, in words.
 
-Every feature (a fingerprint of an exercise's answer, the set of a student's answers, two exercises answered
-alike, a wrong answer, a created cell's id, a run of execution counts, an output, a markdown line) is weighed by
-how rare it is in the class: with `c` the number of students that counts as common (a tenth of the class, at
-least `MIN_COMMON`), a feature that `df` students have is worth log2((c - 1) / (df - 1)) bits, and nothing when
-`df` reaches `c`. What two
-students alone share is worth the most; what a tenth of the class shares (the textbook answer, a common
-mistake) is no evidence. Features go into an inverted index (feature -> students), and only the students of
-one posting list are paired, so the work grows with how often features are shared, not with the square of
-the class.
+Every feature (a fingerprint of an exercise's answer, a wrong answer, a created cell's id, a run of execution
+counts, an output, a markdown line) is weighed by how rare it is in the class: with `c` the number of students
+that counts as common (a tenth of the class, at least `MIN_COMMON`), a feature that `df` students have is worth
+log2((c - 1) / (df - 1)) bits, and nothing when `df` reaches `c`. What two students alone share is worth the
+most; what a tenth of the class shares (the textbook answer, a common mistake) is no evidence. Features go into
+an inverted index (feature -> students), and only the students of one posting list are paired, so the work
+grows with how often features are shared, not with the square of the class.
 
-A pair's score is the sum, in bits, of its categories, each times its weight (`Weights`):
-- code: for each exercise, the bits of the fingerprints both answers have, over the fingerprints of the longer
-  answer (an identical answer that two students alone wrote is worth the most; one half shared, half that);
-- answers: the rarest set of answers both handed in (all exercises, or all but one), less its rarest single
-  answer (counted as code already);
-- every other category, its shared features' bits, capped at `CAPS` times what two students alone share.
-A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: the more pairs, the more
-coincidences among them. MARGIN, the weights and the caps were chosen on labelled classes (docs, "Academic
-integrity: similarity"; `make bench-similarity`).
+Answers that two students both handed in, as wholes (names, layout, comments and order aside), are weighed
+otherwise (`set_bits`): log2 of 1 / the chance that two students working alone write all of them, each
+answer's chance its share of the class given the answers before it as the class's other students show them
+(students who share a style write its answers together), less log2 of the sets of answers tried per pair.
+Counting alone cannot weigh them: a set that 2 of 60 students hand in might be 1 in 60 or 1 in a million, and a
+copy of answers that each a few students write is the second; counted rarity gives at most log2(c - 1) bits a
+feature (2.8 among 60) against a threshold of twice log2 of the class. Two such weighings: the set of answers
+to every exercise, or to all but one, when fewer than `c` students hand it in (E + 1 sets tried, for E exercises);
+and the exercises a pair answered alike, any of them (2^E subsets tried), for pairs who both wrote two
+uncommon answers.
+
+A pair's score is the sum, in bits, of:
+- the answers: the bits of their code (for each exercise, the bits of the fingerprints both answers have, over
+  the fingerprints of the longer answer), or of the set, or of the exercises answered alike, whichever is
+  most (one fact, counted once);
+- wrong answers, beyond the code's bits for that exercise (the graders tell apart answers of one bag of tokens);
+- every other category, its shared features' bits times its weight (`Weights`), capped at `CAPS` times what
+  two students alone share.
+A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: a score in bits is log2 of 1 /
+the chance of so much shared by two students working alone, and among all the pairs of a class that chance
+must be below 1 / pairs for one pair to stand out (a Bonferroni bound: `MARGIN` bits more, half an honest pair
+expected above it were the features independent). The other weights and caps were chosen on labelled
+classes, and the answers' weighing was checked on classes whose honest students keep one style in every
+exercise (docs, "Academic integrity: similarity"; `make bench-similarity`).
 """
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -34,19 +47,22 @@ from autograder.similarity.winnowing import fingerprints, tokens
 # class sharing one thing says nothing about any two of them.
 COMMON_SHARE = 0.1
 MIN_COMMON = 8  # in a small class, what 8 students share is still common
-# An answer counts towards "answered alike together" only when at most this share of the class wrote it: the
-# students who write one uncommon form tend to write others (in a class where many pick among a few forms, two
-# of them share several by chance).
+# Two students who both wrote two answers that at most this share of the class wrote are weighed for every
+# exercise they answered alike (`set_bits`): pairs who share only common answers are weighed by their sets.
 TOGETHER_SHARE = 0.05
 # A category other than code counts at most this many times a feature two students alone share: the tenth
 # shared cell id of a copied file says no more than the second, and one mistake in concat_weights makes
 # formula_1 and hidden_state wrong alike, so three shared wrong answers may be one coincidence.
-CAPS = {"answers": 4.0, "wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0,
-        "together": 4.0}
-# Bits above log2 of the number of pairs for a pair to be flagged, chosen on the benchmark's labelled classes
-# for precision first: an honest student flagged costs a conversation that should not happen (docs, "Academic
-# integrity: similarity").
+CAPS = {"wrong": 1.0, "cell_id": 2.0, "executions": 1.0, "output": 1.0, "markdown": 2.0}
+# Bits above log2 of the number of pairs for a pair to be flagged: with scores in bits of chance, half an honest
+# pair expected above it in any class, whatever its size. Precision first: an honest student flagged costs a
+# conversation that should not happen (docs, "Academic integrity: similarity").
 MARGIN = 1.0
+# Students' worth of the class-wide share of an answer, added to what the other students who wrote an earlier
+# answer show of it (`set_bits`): a conditional chance measured on few students leans on the class's share.
+# 1, 2 and 4 flag the same pairs on the benchmark's default classes, and on its one-style classes of 200 find
+# 0.61, 0.67 and 0.68 of the copies (precision 0.98-0.99): it steadies a thin measure, little more.
+PRIOR = 2.0
 MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
 
 
@@ -55,13 +71,12 @@ class Weights:
     """Each category's bits are multiplied by its weight before they are added up."""
 
     code: float = 1.0
-    answers: float = 3.0  # a set of answers: what it adds to its rarest answer, in bits
+    answers: float = 1.0  # a set of answers, in bits of chance (`set_bits`): already on the threshold's scale
     wrong: float = 1.0
     cell_id: float = 1.0
     executions: float = 1.0
     output: float = 0.5  # outputs follow from the code (already counted): a shared one adds half its bits
     markdown: float = 1.0
-    together: float = 0.5  # per pair of exercises answered alike: k copied exercises give k(k-1)/2 of them
 
 
 KINDS = ("code", "answers", "together", "wrong", "cell_id", "executions", "output", "markdown")
@@ -108,6 +123,40 @@ def bits(df: int, n: int) -> float:
     if df < 2 or df >= common:
         return 0.0
     return math.log2((common - 1) / (df - 1))
+
+
+def information(df: int, n: int) -> float:
+    """The self-information of one student's answer that `df` of `n` students wrote, for another student who
+    writes on their own: log2 of 1 / the chance that they write it too, (df - 1) / (n - 1)."""
+    return math.log2((n - 1) / max(1, df - 1))
+
+
+def set_bits(parts: list[tuple[set[int], int]], tried: int, pair: set[int] | None = None) -> float:
+    """The evidence of answers two students both handed in, each answer given as the students who wrote it and
+    how many answered its exercise (a blank notebook makes no answer likelier or rarer): log2 of 1 / the chance
+    that two students working alone write every one of them, less log2 of `tried`, the sets of answers tried
+    for every pair (a pair has that many chances).
+
+    The answers are taken rarest first, each with the chance that a student who wrote an earlier one writes
+    it too, as the class's other students show it: students who share a style (`result = ...` before every
+    `return`, `np.dot` for `@`) write its answers together, and an answer that comes with an earlier one in the
+    class is little news (`PRIOR` students' worth of the class-wide share added, so that a rare answer, seen
+    with few others, keeps about its own `information`). Left out of that measure: the pair itself, and
+    without `pair`, whoever else handed in every answer of the set, as a ring's third member would. Given
+    `pair`, a third student with these answers counts as a style: a few answers that three students share are
+    as likely a habit as a ring, a whole notebook's are not."""
+    total = 0.0
+    done: list[set[int]] = []
+    apart = set.intersection(*(holders for holders, _ in parts)) if pair is None else pair
+    for holders, answered in sorted(parts, key=lambda part: len(part[0])):
+        share = (len(holders) - 1) / max(1, answered - 1)
+        chance = share
+        for before in done:
+            others = before - apart
+            chance = max(chance, (len(holders & others) + PRIOR * share) / (len(others) + PRIOR))
+        total += -math.log2(chance)
+        done.append(holders)
+    return total - math.log2(tried)
 
 
 def threshold(n: int, margin: float = MARGIN) -> float:
@@ -157,19 +206,27 @@ def _answer_sets(bags: dict[str, int]) -> dict[tuple, tuple]:
 
 
 def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tuple]:
-    """Two exercises answered alike at once, each answer uncommon on its own: rarer than either alone when
-    students choose independently, and what a copy shares in every pair of exercises it took (k exercises
-    copied share k(k-1)/2 of them). A common answer is left out, or a rare mistake beside the textbook answer to
-    every other exercise would count once for each of them."""
+    """Two exercises answered alike at once, each answer uncommon on its own, as index keys: the students of
+    one key are the pairs weighed for all the exercises they answered alike (`pair_scores`), so that a pair is
+    found through what few students share, never by comparing every pair."""
     kept = sorted((e, h) for e, h in whole.items() if (e, h) in uncommon)
     return [("together", e1, h1, e2, h2) for (e1, h1), (e2, h2) in combinations(kept, 2)]
 
 
+@dataclass
+class Scored:
+    """The class's pairs scored, and what the evidence in words is read from."""
+
+    scores: dict[tuple[int, int], float]  # (indices into the works) -> score, for every pair sharing anything
+    df: dict[tuple, int]  # how many students have each feature
+    set_worth: dict[tuple, float]  # the bits of each set of answers (all, all but one) that counts
+    alike: dict[tuple[int, int], tuple[list[str], float]]  # the exercises a pair answered alike, and their bits
+
+
 def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
-                ) -> tuple[dict[tuple[int, int], float], dict[tuple, int], set[tuple[str, int]]]:
-    """Every pair (indices into `works`) that shares a feature worth anything, with its score; how many
-    students have each feature; and the answers (exercise, whole-answer hash) uncommon in the class. Only the
-    students of one posting list are paired."""
+                ) -> Scored:
+    """Every pair that shares a feature worth anything, with its score. Only the students of one posting list
+    are paired."""
     n = len(works)
     index: dict[tuple, list[int]] = defaultdict(list)
     category: dict[tuple, str] = {}
@@ -186,28 +243,50 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for whole in wholes:
         for item in whole.items():
             answered[item] += 1
-    # A set of answers is worth what it adds to its rarest answer (counted already, as code): two students with
-    # the textbook answers and the same mistake share one uncommon thing, not two.
     sets: dict[tuple, tuple] = {}
-    bag_count: dict[tuple[str, int], int] = defaultdict(int)
+    bags: list[dict[str, int]] = []
+    bag_holders: dict[tuple[str, int], set[int]] = defaultdict(set)
     for i, work in enumerate(works):
-        bags = _bags(work, names)
-        for item in bags.items():
-            bag_count[item] += 1
-        for key, parts in _answer_sets(bags).items():
+        bags.append(_bags(work, names))
+        for item in bags[i].items():
+            bag_holders[item].add(i)
+        for key, parts in _answer_sets(bags[i]).items():
             index[key].append(i)
             category[key] = "answers"
             sets[key] = parts
+    exercises = len({e for whole in wholes for e in whole})
+    answering: Counter[str] = Counter()  # students who answered each exercise
+    for (exercise, _), holders in bag_holders.items():
+        answering[exercise] += len(holders)
+
+    def chance_bits(items: list[tuple[str, int]], tried: int, pair: set[int] | None = None) -> float:
+        return set_bits([(bag_holders[item], answering[item[0]]) for item in items], tried, pair)
+
+    # A set counts only when few hand it in (the class shows no style or textbook that many share), and then
+    # for how unlikely its answers are together, not for how few hand it in: counting alone cannot tell a set
+    # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one: E + 1 tried.
+    set_worth = {key: chance_bits(list(parts), exercises + 1) for key, parts in sets.items()
+                 if bits(len(index[key]), n) > 0}
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
+    candidates: set[tuple[int, int]] = set()  # pairs who both wrote two uncommon answers
     for i, whole in enumerate(wholes):
         for key in _together(whole, uncommon):
             index[key].append(i)
-            category[key] = "together"
+    for key, holders in index.items():
+        if key[0] == "together":
+            candidates.update(combinations(holders, 2))
+    common = max(MIN_COMMON, int(COMMON_SHARE * n))
+    alike: dict[tuple[int, int], tuple[list[str], float]] = {}
+    for a, b in candidates:
+        matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
+        if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
+            # Any subset of the exercises might be the one a pair shares: 2^E tried.
+            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises, {a, b}))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
-        worth = bits(len(holders), n)
-        if key in sets:
-            worth -= max(bits(bag_count[item], n) for item in sets[key])
+        if key[0] == "together":
+            continue
+        worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)
         if worth > 0:
             kind = category[key]
             for a, b in combinations(holders, 2):
@@ -216,22 +295,33 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
                 else:
                     sums[a, b, kind] += worth
     unit = bits(2, n)
-    scores: dict[tuple[int, int], float] = defaultdict(float)
+    scores: dict[tuple[int, int], float] = defaultdict(float)  # what the notebooks share beyond the answers
+    answers: dict[tuple[int, int], float] = defaultdict(float)  # what the answers' code says, one by one
     wrong: dict[tuple[int, int], float] = defaultdict(float)
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
             exercise = kind[5:]
-            scores[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
+            answers[a, b] += weights.code * total / max(sizes[a][exercise], sizes[b][exercise])
         elif kind.startswith("wrong:"):
             # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
             code = sums.get((a, b, "code:" + kind[6:]), 0.0)
             code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
             wrong[a, b] += max(0.0, weights.wrong * total - code)
+        elif kind == "answers":
+            answers[a, b] += 0.0  # weighed below, against the answers one by one
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
+    for pair in alike:
+        answers[pair] += 0.0
+    for pair, total in answers.items():
+        # The code of the answers, the set of them both handed in, and the exercises answered alike are one
+        # fact: whichever says most counts. Not the wrong answers: two answers of one bag of tokens can differ
+        # (`w_hh @ x_t + w_hx @ h_t_prev` is the right one's tokens, swapped), and the graders tell them apart.
+        chance = max(sums.get((*pair, "answers"), 0.0), alike.get(pair, ([], 0.0))[1])
+        scores[pair] += max(total, weights.answers * chance)
     for pair, total in wrong.items():
         scores[pair] += min(CAPS["wrong"] * unit, total)
-    return scores, {key: len(holders) for key, holders in index.items()}, uncommon
+    return Scored(scores, {key: len(holders) for key, holders in index.items()}, set_worth, alike)
 
 
 def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
@@ -239,11 +329,11 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
     """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
     evidence."""
     n = len(works)
-    scores, df, uncommon = pair_scores(works, names, weights)
+    scored = pair_scores(works, names, weights)
     line = threshold(n, margin)
-    flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
+    flagged = sorted(((score, a, b) for (a, b), score in scored.scores.items() if score >= line), reverse=True)
     pairs = [Pair(works[a].student, works[b].student, round(score, 1),
-                  _evidence(works[a], works[b], names, df, uncommon, n, weights)) for score, a, b in flagged]
+                  _evidence(works[a], works[b], names, scored, (a, b), n, weights)) for score, a, b in flagged]
     return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
                       {w.student: w for w in works}, names, weights)
 
@@ -254,9 +344,9 @@ def explain(works: list[StudentWork], a: str, b: str, names: frozenset[str] = fr
     n = len(works)
     at = {work.student: i for i, work in enumerate(works)}
     i, j = sorted((at[a], at[b]))
-    scores, df, uncommon = pair_scores(works, names, weights)
-    return Pair(works[i].student, works[j].student, round(scores.get((i, j), 0.0), 1),
-                _evidence(works[i], works[j], names, df, uncommon, n, weights))
+    scored = pair_scores(works, names, weights)
+    return Pair(works[i].student, works[j].student, round(scored.scores.get((i, j), 0.0), 1),
+                _evidence(works[i], works[j], names, scored, (i, j), n, weights))
 
 
 def groups(pairs: list[Pair]) -> list[list[str]]:
@@ -282,16 +372,14 @@ def _of(df: int, n: int) -> str:
     return f"{df} of {n} students"
 
 
-def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tuple, int],
-              uncommon: set[tuple[str, int]], n: int, weights: Weights) -> list[Evidence]:
-    """The shared features of a flagged pair, in words, strongest first."""
+def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], scored: Scored, at: tuple[int, int],
+              n: int, weights: Weights) -> list[Evidence]:
+    """The shared features of a flagged pair (`at`: their indices), in words, strongest first."""
     found: list[Evidence] = []
-    alike = []  # exercises answered alike as a whole, with that answer's hash
+    df, set_worth = scored.df, scored.set_worth
     for exercise in sorted(set(a.answers) & set(b.answers)):
         mine = {f.value for f in fingerprints(a.answers[exercise], names)}
         theirs = {f.value for f in fingerprints(b.answers[exercise], names)}
-        if mine and mine == theirs:
-            alike.append((exercise, hash(frozenset(mine))))
         shared = [value for value in mine & theirs if bits(df.get(("code", exercise, value), 0), n)]
         if not shared:
             continue
@@ -301,20 +389,20 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], df: dict[tu
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
                               f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
     mine, theirs = _answer_sets(_bags(a, names)), _answer_sets(_bags(b, names))
-    shared_sets = [key for key in mine if key in theirs and bits(df.get(key, 0), n)]
+    shared_sets = [key for key in mine if key in theirs and set_worth.get(key, 0.0) > 0]
     if shared_sets:
-        key = min(shared_sets, key=lambda k: (df[k], len(k)))
+        key = max(shared_sets, key=lambda k: set_worth[k])
         which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
                  else f"every exercise but {key[1]}")
-        found.append(Evidence("answers", bits(df[key], n), f"the same answers to {which} (names, layout, comments "
-                              f"and order aside): a set handed in by {_of(df[key], n)}"))
-    rare = [df[key] for key in _together(dict(alike), uncommon) if bits(df[key], n)]
-    if rare:
-        worth = min(CAPS["together"] * bits(2, n), weights.together * sum(bits(c, n) for c in rare))
-        these = "1 pair of them" if len(rare) == 1 else f"{len(rare)} pairs of them"
-        found.append(Evidence("together", worth, f"{len(alike)} exercises answered alike as a whole "
-                              f"({', '.join(e for e, _ in alike)}), {these} uncommon together; "
-                              f"the rarest pair is in {_of(min(rare), n)}"))
+        found.append(Evidence("answers", weights.answers * set_worth[key], f"the same answers to {which} (names, "
+                              f"layout, comments and order aside): a set handed in by {_of(df[key], n)}, that two "
+                              f"students working alone would both write about once in {2 ** set_worth[key]:,.0f} "
+                              "pairs"))
+    alike, worth = scored.alike.get(at, ([], 0.0))
+    if worth > 0:
+        found.append(Evidence("together", weights.answers * worth, f"{len(alike)} exercises answered alike as a "
+                              f"whole ({', '.join(alike)}; names, layout, comments and order aside), answers that "
+                              f"two students working alone would all write about once in {2 ** worth:,.0f} pairs"))
     for exercise in sorted(set(a.wrong) & set(b.wrong)):
         if a.wrong[exercise] == b.wrong[exercise]:
             count = df[("wrong", exercise, a.wrong[exercise])]
