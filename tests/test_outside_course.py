@@ -164,8 +164,8 @@ def own_courses(tmp_path_factory):
         for venv, course in where.values():
             course.mkdir(parents=True, exist_ok=True)
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-            # The wheels `pip install -e` would install, by uv (pyproject's dev extra says why); without
-            # rfc3987-syntax, as `make install` leaves ours (the tests page says why).
+            # The wheels `pip install -e` would install, by uv as `make install` does ours (the Makefile says
+            # why), and without rfc3987-syntax as it leaves ours.
             for step in (["install", "-e", str(ROOT)], ["uninstall", "rfc3987-syntax"]):
                 done = subprocess.run([UV, "pip", *step, "-q", "--python", str(venv / "bin" / "python")],
                                       capture_output=True, text=True, timeout=900)
