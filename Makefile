@@ -26,7 +26,7 @@ UV_REQUIREMENT := uv>=0.5,<1
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet '$(UV_REQUIREMENT)'
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev,cluster]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev,cluster]'
 	$(BIN)/uv pip uninstall --quiet --python $(BIN)/python rfc3987-syntax
 	@touch $(STAMP)
 

@@ -166,7 +166,7 @@ def own_courses(tmp_path_factory):
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
             # The wheels `pip install -e` would install, by uv as `make install` does ours (the Makefile says
             # why), and without rfc3987-syntax as it leaves ours.
-            for step in (["install", "-e", str(ROOT)], ["uninstall", "rfc3987-syntax"]):
+            for step in (["install", "--compile-bytecode", "-e", str(ROOT)], ["uninstall", "rfc3987-syntax"]):
                 done = subprocess.run([UV, "pip", *step, "-q", "--python", str(venv / "bin" / "python")],
                                       capture_output=True, text=True, timeout=900)
                 assert done.returncode == 0, done.stderr[-3000:]
