@@ -121,6 +121,7 @@ def test_a_students_launch_opens_their_jupyterlab_and_their_submission_comes_bac
     frame = fetch_feedback(page, submitted, ASSIGNMENT)
     text = frame.locator("body").inner_text()
     page.screenshot(path=str(SHOTS / "page-hub-loop-feedback.png"))
+    assert page.get_by_text("Jupyter news").count() == 0, "JupyterLab's news toast over the student's work"
     assert f"LTI launch: {student} is student of {COURSE_ID}" in loop.hub.log()
     assert [item for item in menu if item.strip()] == ["Assignment List"], menu  # no instructor tools
     assert re.search(r"concat_weights\s+6 / 6", text), text[:3000]

@@ -28,9 +28,21 @@ def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: l
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(root, 0o755)
     os.chmod(folder, 0o755)  # read by the user's server; nothing in it is secret
-    path = folder / CONFIG_NAME
+    _write(folder / CONFIG_NAME, settings)
+    # JupyterLab's first start asks each user whether to fetch Jupyter news from the internet, in a toast that
+    # sits over the notebook and the feedback: a course's servers have no use for it (JupyterLab reads page
+    # settings from every folder of JUPYTER_CONFIG_PATH).
+    (folder / "labconfig").mkdir(exist_ok=True)
+    os.chmod(folder / "labconfig", 0o755)
+    _write(folder / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_EXTENSION: True}})
+    return folder
+
+
+NEWS_EXTENSION = "@jupyterlab/apputils-extension:announcements"
+
+
+def _write(path: Path, settings: dict) -> None:
     staged = path.with_suffix(".tmp")
     staged.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     os.chmod(staged, 0o644)
     os.replace(staged, path)
-    return folder
