@@ -110,7 +110,7 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
 
     # The class report: who was late and by how much, the points taken, the extensions, label and override.
     from autograder.report.data import collect
-    from autograder.report.html import _deadline_section
+    from autograder.report.deadline_section import section
 
     data = collect(ours, ASSIGNMENT)
     assert "absent" not in {s.student for s in data.submissions}
@@ -121,7 +121,7 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert by_student["extby"].extension == timedelta(days=3) and by_student["extby"].penalty == 0
     labelled = by_student["labelled"]  # due a day later for them: as the late rule and their page count it
     assert (labelled.label, labelled.due.day, labelled.late_by) == ("extra-time", 11, timedelta(days=2, hours=12))
-    assert '<tr data-deadline="extuntil"><td>extuntil</td><td>2026-01-11 12:00:00 UTC</td>' in _deadline_section(data)
+    assert '<tr data-deadline="extuntil"><td>extuntil</td><td>2026-01-11 12:00:00 UTC</td>' in section(data)
 
     from autograder.cli import main
 
@@ -152,6 +152,8 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert "  formgrader  override  " in seen and "set in the formgrader" in seen and "records no reason" in seen
     assert main(["exceptions", "--history", "extby"]) == 0  # recorded once, not at every reading
     assert sum("formgrader" in line for line in capsys.readouterr().out.splitlines()) == 1
+    assert main(["exceptions", "--history", "nobody"]) == 0
+    assert capsys.readouterr().out == "no change to extensions, labels or overrides recorded\n"
 
 
 @pytest.mark.parametrize("args, problem", [

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
                     lines.append(f"override   {assignment}  {student}: {cell} = {score:g}")
     except DeadlineError as exc:
         raise UserError(visible(str(exc))) from None
-    for line in lines or ["no extensions, labels or overrides"]:
+    none = "no change to extensions, labels or overrides recorded" if args.history is not None \
+        else "no extensions, labels or overrides"
+    for line in lines or [none]:
         print(visible(line))
     return 0
