@@ -10,8 +10,9 @@ import statistics
 from datetime import datetime
 from html import escape
 
-from autograder.report import plots, similarity_section
+from autograder.report import deadline_section, plots, similarity_section
 from autograder.report.data import ClassData
+from autograder.report.metric_markup import metric, points
 from autograder.sandbox.isolation import BARE_WARNING
 from autograder.terminal import count, percent
 
@@ -46,15 +47,6 @@ figcaption { font-size: 14px; color: #52606d; }
 """
 
 
-def points(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"
-
-
-def _metric(name: str, text: str, tag: str = "span", cls: str = "") -> str:
-    klass = f' class="{cls}"' if cls else ""
-    return f'<{tag}{klass} data-metric="{name}">{escape(text)}</{tag}>'
-
-
 def _image(png: bytes, alt: str, name: str, numbers: str = "") -> str:
     """A chart with its text alternative: `alt` says what it shows and where its numbers are; `numbers`, when
     no table on the page holds them, is a table of them under the chart."""
@@ -78,7 +70,7 @@ def _seconds(value: float) -> str:
 
 
 def _card(name: str, value: str, label: str) -> str:
-    return f'<div class="card">{_metric(name, value, "div", "value")}<div class="label">{escape(label)}</div></div>'
+    return f'<div class="card">{metric(name, value, "div", "value")}<div class="label">{escape(label)}</div></div>'
 
 
 def _headline(data: ClassData) -> str:
@@ -116,11 +108,11 @@ def _exercise_section(data: ClassData, charts: dict[str, bytes]) -> str:
         rows.append(
             f'<tr data-exercise="{escape(exercise.label)}"><td><code>{escape(exercise.label)}</code></td>'
             f'<td class="num">{exercise.max_score:g}</td>'
-            + _metric("exercise-mean", points(data.exercise_mean(exercise)), "td", "num")
-            + _metric("passed", str(passed), "td", "num")
-            + _metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
-            + (_metric("self-check-failed", str(data.zero_because(exercise, "self-check failed")), "td", "num")
-               + _metric("unanswered", str(data.zero_because(exercise, "unanswered")), "td", "num")
+            + metric("exercise-mean", points(data.exercise_mean(exercise)), "td", "num")
+            + metric("passed", str(passed), "td", "num")
+            + metric("pass-rate", percent(data.pass_rate(exercise)), "td", "num")
+            + (metric("self-check-failed", str(data.zero_because(exercise, "self-check failed")), "td", "num")
+               + metric("unanswered", str(data.zero_because(exercise, "unanswered")), "td", "num")
                if data.with_results else '<td class="num">—</td><td class="num">—</td>')
             + (f'<td data-metric="top-misconception"><code>{escape(top[0])}</code> ({top[1]})</td></tr>'
                if top else "<td>—</td></tr>")
@@ -144,21 +136,21 @@ def _coverage_note(data: ClassData) -> str:
     """Say whose submissions the misconception, limit and timing data cover, and whose it does not."""
     covered = len(data.with_results)
     note = (f"Each misconception is counted once per student. They come from the autograder's result files, "
-            f"which {_metric('with-results', str(covered))} of the {len(data.submissions)} students graded have")
+            f"which {metric('with-results', str(covered))} of the {len(data.submissions)} students graded have")
     if data.attempts:
         note += (f", and from every graded attempt in the watcher's ledger "
-                 f"({_metric('attempts', count(data.attempts, 'attempt'))}): a mistake a student made and later "
+                 f"({metric('attempts', count(data.attempts, 'attempt'))}): a mistake a student made and later "
                  "fixed still counts.")
     else:
         note += "."
     if data.cells_without_graders:
-        note += (f" In {_metric('cells-without-graders', str(data.cells_without_graders))} graded cells the "
+        note += (f" In {metric('cells-without-graders', str(data.cells_without_graders))} graded cells the "
                  "graders did not run (the self-check failed or the cell was stopped first), so a mistake "
                  "made there is not counted.")
     missing = data.without_results
     if missing:
         names = ", ".join(escape(s) for s in missing)
-        note += (f" Misconception data is unavailable for {_metric('without-results', str(len(missing)))} "
+        note += (f" Misconception data is unavailable for {metric('without-results', str(len(missing)))} "
                  f"student{'s' if len(missing) != 1 else ''} graded without the autograder engine "
                  f"(e.g. by <code>nbgrader autograde</code>): <details><summary>who</summary>"
                  f'<span data-metric="without-results-names">{names}</span></details>')
@@ -175,7 +167,7 @@ def _misconception_section(data: ClassData, charts: dict[str, bytes]) -> str:
         names = ", ".join(escape(s) for s in item.students)
         rows.append(
             f'<tr data-hint="{escape(item.hint)}"><td><code>{escape(item.hint)}</code></td>'
-            + _metric("students", str(len(item.students)), "td", "num")
+            + metric("students", str(len(item.students)), "td", "num")
             + f'<td class="num">{percent(len(item.students) / covered)}</td>'
             f"<td>{', '.join(escape(e) for e in item.exercises)}</td>"
             f"<td>{escape(item.text)}<details><summary>students</summary>{names}</details></td></tr>"
@@ -200,8 +192,8 @@ def _manual_section(data: ClassData, formgrader: str) -> str:
             "open in the formgrader</a></td></tr>" for cell in data.manual]
     students = len({cell.student for cell in data.manual})
     return (
-        head + f'<p class="note">{_metric("manual-cells", str(len(data.manual)))} grade cells of '
-        f'{_metric("manual-students", str(students))} student{"s" if students != 1 else ""} are flagged '
+        head + f'<p class="note">{metric("manual-cells", str(len(data.manual)))} grade cells of '
+        f'{metric("manual-students", str(students))} student{"s" if students != 1 else ""} are flagged '
         "<code>needs_manual_grade</code> (an unreadable notebook, a manual score the autograder's now "
         "disagrees with, or an answer graded by hand): they count with their current score until a person "
         "grades them in the formgrader.</p>"
@@ -225,7 +217,7 @@ def _problem_section(data: ClassData) -> str:
             f'<td class="num">{escape(score)}</td></tr>'
         )
     return (
-        head + f'<p class="note">{_metric("problems", str(len(data.problems)))} '
+        head + f'<p class="note">{metric("problems", str(len(data.problems)))} '
         + ("submission needs" if len(data.problems) == 1 else "submissions need") + " a look.</p>"
         '<table><thead><tr><th>student</th><th>status</th><th>limits hit</th><th>message</th>'
         '<th class="num">score</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
@@ -239,11 +231,11 @@ def _timing_section(data: ClassData, charts: dict[str, bytes]) -> str:
     seconds = list(data.seconds.values())
     slowest = max(data.seconds, key=data.seconds.get)
     rows = [
-        ("submissions timed", _metric("timed", str(len(seconds)))),
-        ("total (sum over submissions)", _metric("total-seconds", _seconds(sum(seconds)))),
-        ("mean per submission", _metric("mean-seconds", _seconds(statistics.fmean(seconds)))),
-        ("median per submission", _metric("median-seconds", _seconds(statistics.median(seconds)))),
-        ("slowest", f"{_metric('max-seconds', _seconds(data.seconds[slowest]))} ({escape(slowest)})"),
+        ("submissions timed", metric("timed", str(len(seconds)))),
+        ("total (sum over submissions)", metric("total-seconds", _seconds(sum(seconds)))),
+        ("mean per submission", metric("mean-seconds", _seconds(statistics.fmean(seconds)))),
+        ("median per submission", metric("median-seconds", _seconds(statistics.median(seconds)))),
+        ("slowest", f"{metric('max-seconds', _seconds(data.seconds[slowest]))} ({escape(slowest)})"),
     ]
     return (
         head + '<p class="note">Per-submission times from the result files; submissions graded in '
@@ -275,24 +267,24 @@ def _watcher_section(data: ClassData) -> str:
     if health is None or health.status is None:
         state = "a watcher is starting" if health and health.running else (
             "No watcher has run in this course: these grades come from autograder grade.")
-        return head + _metric("watcher", state, "p", "note")
+        return head + metric("watcher", state, "p", "note")
     status = health.status
     if health.running:
-        flag = _metric("watcher", f"Running (pid {status.pid}), last seen {_ago(health.age_seconds)} ago.", "p", "ok")
+        flag = metric("watcher", f"Running (pid {status.pid}), last seen {_ago(health.age_seconds)} ago.", "p", "ok")
     else:
-        flag = _metric("watcher", f"No watcher running: the last one (pid {status.pid}) stopped or died; its last "
+        flag = metric("watcher", f"No watcher running: the last one (pid {status.pid}) stopped or died; its last "
                        f"status is {_ago(health.age_seconds)} old. Students who submit now get no feedback until "
                        "autograder watch runs again.", "p", "bad")
     watched = "" if data.assignment in status.assignments else (
         f'<p class="note">The watcher does not watch {escape(data.assignment)}: it watches '
         f"{escape(', '.join(status.assignments))}.</p>")
     rows = [
-        ("in the workers' hands", _metric("watch-in-hand", str(len(status.in_hand)))),
-        ("waiting", _metric("watch-waiting", str(status.waiting))
+        ("in the workers' hands", metric("watch-in-hand", str(len(status.in_hand)))),
+        ("waiting", metric("watch-waiting", str(status.waiting))
          + f" (over the attempts limit {status.deferred}, to retry after a fault of ours {status.failed})"),
-        ("longest wait since submitted", _metric("watch-longest-wait", _ago(status.oldest_waiting_seconds))),
-        ("graded since the ledger began", _metric("watch-graded", str(status.graded))),
-        ("refused", _metric("watch-refused", str(status.refused))),
+        ("longest wait since submitted", metric("watch-longest-wait", _ago(status.oldest_waiting_seconds))),
+        ("graded since the ledger began", metric("watch-graded", str(status.graded))),
+        ("refused", metric("watch-refused", str(status.refused))),
     ]
     so_far = "so far" if health.running else "by then"
     hands = "".join(f"<li>{escape(item.student)} ({escape(item.assignment)}): {_ago(item.seconds)} {so_far}</li>"
@@ -318,7 +310,7 @@ def _waiting_section(data: ClassData) -> str:
         for w in data.waiting)
     return (
         "<h3>Waiting to be graded</h3>"
-        f'<p class="note">{_metric("waiting-submissions", count(len(data.waiting), "submission"))} of this '
+        f'<p class="note">{metric("waiting-submissions", count(len(data.waiting), "submission"))} of this '
         "assignment the watcher holds but has not graded (from its ledger): the scores above do not include "
         "them yet.</p>"
         '<table><thead><tr><th>student</th><th>submitted</th><th>why it waits</th><th>not before</th>'
@@ -339,55 +331,21 @@ def _version_section(data: ClassData) -> str:
     rows = "".join(
         f'<tr data-version="{escape(version[:12])}"><td><code>{escape(version[:12])}</code>'
         f'{" (current)" if version == data.current_version else ""}</td>'
-        + _metric("version-students", str(n), "td", "num") + "</tr>"
+        + metric("version-students", str(n), "td", "num") + "</tr>"
         for version, n in sorted(counts.items(), key=lambda item: -item[1]))
     if data.mixed_versions:
-        flag = _metric("mixed-versions", f"Mixed: this class was scored by {len(counts)} different grader "
+        flag = metric("mixed-versions", f"Mixed: this class was scored by {len(counts)} different grader "
                        "versions.", "p", "bad")
     else:
-        flag = _metric("mixed-versions", "One grader version scored every student.", "p", "ok")
+        flag = metric("mixed-versions", "One grader version scored every student.", "p", "ok")
     stale = ""
     if data.stale:
-        stale = (f'<p class="note">{_metric("stale", str(len(data.stale)))} students were scored by graders '
+        stale = (f'<p class="note">{metric("stale", str(len(data.stale)))} students were scored by graders '
                  "other than the current ones: <code>autograder regrade</code> grades them again.</p>")
     return (head + '<p class="note">A version is a hash of the graders and the instructor\'s files; the current '
             f"one is <code>{escape(data.current_version[:12])}</code>.</p>" + flag + stale
             + '<table class="compact"><thead><tr><th>graders</th><th class="num">students</th></tr></thead><tbody>'
             + rows + "</tbody></table>")
-
-
-def _deadline_section(data: ClassData) -> str:
-    """Who was late and by how much, the points the late rule took, who had an extension or a label, whose
-    score was set by hand (`autograder extend / label / override`)."""
-    from autograder.deadlines.schedule import show, show_duration
-
-    if not data.deadlines:
-        return ""
-    rows = [
-        f'<tr data-deadline="{escape(row.student)}"><td>{escape(row.student)}</td>'
-        f"<td>{escape(show(row.due)) if row.due else '—'}</td>"
-        f"<td>{escape(show(row.arrived)) if row.arrived else '—'}</td>"
-        f"<td>{escape(show_duration(row.late_by)) if row.late_by else '—'}</td>"
-        + _metric("penalty", f"-{points(row.penalty)}" if row.penalty else "—", "td", "num")
-        + f"<td>{'+' + escape(show_duration(row.extension)) if row.extension else '—'}</td>"
-        f"<td>{escape(row.label or '—')}</td><td>{escape(', '.join(row.overrides) or '—')}</td></tr>"
-        for row in data.deadlines
-    ]
-    return (
-        "<h2>Deadlines, extensions and overrides</h2>"
-        "<table><thead><tr><th>student</th><th>due for them</th><th>handed in</th><th>late by</th>"
-        '<th class="num">late penalty</th><th>extension</th><th>label</th><th>overridden</th></tr></thead><tbody>'
-        + "".join(rows) + "</tbody></table>"
-    )
-
-
-def _left_section(data: ClassData) -> str:
-    """Students who left the LMS course (`autograder roster sync`): their grades stay, flagged."""
-    if not data.left_course:
-        return ""
-    return ("<h2>Left the LMS course</h2>"
-            + _metric("left-course", f"{count(len(data.left_course), 'student')} no longer in the LMS course "
-                      f"(grades kept): {', '.join(data.left_course)}", "p", "bad"))
 
 
 def _student_section(data: ClassData) -> str:
@@ -403,7 +361,7 @@ def _student_section(data: ClassData) -> str:
         left = ' <span class="bad">left the LMS course</span>' if submission.student in data.left_course else ""
         rows.append(
             f'<tr data-student="{escape(submission.student)}"><td>{escape(submission.student)}{left}</td>{cells}'
-            + _metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td>"
+            + metric("total", points(submission.score), "td", "num") + f"<td>{escape(hints or '—')}</td>"
             + f"<td><code>{escape(version)}</code></td></tr>"
         )
     return (
@@ -424,7 +382,7 @@ def _bare_warning(data: ClassData) -> str:
     them (it could read the graders and solutions)."""
     if not data.bare:
         return ""
-    return _metric("bare-sandbox", f"{len(data.bare)} of {len(data.submissions)} students were graded at the bare "
+    return metric("bare-sandbox", f"{len(data.bare)} of {len(data.submissions)} students were graded at the bare "
                    f"sandbox level: {BARE_WARNING}.", "p", "bad")
 
 
@@ -449,8 +407,8 @@ def render(data: ClassData, charts: dict[str, bytes], generated: datetime, formg
         + _watcher_section(data)
         + _waiting_section(data)
         + _version_section(data)
-        + _deadline_section(data)
-        + _left_section(data)
+        + deadline_section.section(data)
+        + deadline_section.left_section(data)
         + similarity_section.section(data.similarity, data.similarity_problem)
         + _student_section(data)
         + "</main></body></html>\n"
