@@ -39,6 +39,15 @@ def make_course(root: Path, extra_config: str = "", assignment: str = ASSIGNMENT
     return root
 
 
+def exchange_course(prefix: str, course_id: str, extra_config: str = "") -> tuple[Path, Path]:
+    """A course (`make_course`) with `course_id` and an exchange of its own, in a fresh scratch folder outside
+    pytest's 0700 folders, which students, as other OS users, must pass through: (scratch, course folder)."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(scratch, 0o755)
+    config = f'c.Exchange.root = "{scratch / "exchange"}"\nc.CourseDirectory.course_id = "{course_id}"'
+    return scratch, make_course(scratch / "course", config + (f"\n{extra_config}" if extra_config else ""))
+
+
 def _add_config(course: Path, extra_config: str) -> None:
     if extra_config:
         with open(course / "nbgrader_config.py", "a") as config:

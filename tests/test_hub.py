@@ -7,7 +7,6 @@ a launch, as from an LMS; the others are made through the REST API with the hub'
 launch would give them (the launches themselves are tests/test_lti_launch.py's)."""
 
 import json
-import os
 import pwd
 import re
 import secrets
@@ -25,7 +24,7 @@ from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
 from autograder.hub.os_accounts import HUB_MARK, account_command
 from autograder.hub.services import IDLE_CULLER, free_port, status_service_name, watch_service_name
-from tests.grading_course import ASSIGNMENT, make_course, scores
+from tests.grading_course import ASSIGNMENT, exchange_course, scores
 from tests.students import check_can_make_students
 from tests.test_lti_launch import posted_form
 
@@ -55,10 +54,7 @@ def launch(lms: DemoLms, hub_url: str, person) -> tuple[requests.Session, str]:
 @pytest.fixture(scope="module")
 def course():
     check_can_make_students()
-    scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-"))  # outside pytest's 0700 folders: users pass through
-    os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
-                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
+    scratch, folder = exchange_course("autograder-hub-", COURSE_ID)
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     tag = secrets.token_hex(3)
     # A learner of the demo platform's course, with a name of this run's own (runs on one machine do not meet).

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import secrets
 import subprocess
@@ -45,7 +44,7 @@ from autograder.identity_names import readable
 from autograder.lms.gradebook import open_gradebook
 from autograder.lms.identity import load_people
 from autograder.lms.roster_sync import lms_statuses
-from tests.grading_course import ASSIGNMENT, make_course
+from tests.grading_course import ASSIGNMENT, exchange_course
 from tests.students import check_can_make_students
 from tests.test_hub import launch
 from tests.test_lti_launch import posted_form
@@ -71,10 +70,7 @@ class World:
 @pytest.fixture(scope="module")
 def world():
     check_can_make_students()
-    scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-lms-"))  # outside pytest's 0700 folders
-    os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
-                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
+    scratch, folder = exchange_course("autograder-hub-lms-", COURSE_ID)
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     port = free_port()
     try:

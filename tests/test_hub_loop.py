@@ -26,7 +26,7 @@ from autograder.hub.services import free_port
 from tests.assignments_panel import answer_and_save, fetch_feedback, open_assignment_list, submit
 from tests.axe import serious_violations
 from tests.browser import CHROMIUM, CHROMIUM_FLAGS
-from tests.grading_course import ASSIGNMENT, make_course, scores
+from tests.grading_course import ASSIGNMENT, exchange_course, scores
 from tests.students import check_can_make_students
 
 # Not the course's own id: the hub gives a course's instructors an OS group named for it, which test_hub.py's hub
@@ -66,10 +66,7 @@ def loop():
     from playwright.sync_api import sync_playwright
 
     check_can_make_students()
-    scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-loop-"))  # outside pytest's 0700 folders
-    os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
-                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"')
+    scratch, folder = exchange_course("autograder-hub-loop-", COURSE_ID)
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     lms_port = free_port()
     try:

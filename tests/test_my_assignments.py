@@ -10,7 +10,6 @@ import os
 import re
 import secrets
 import subprocess
-import tempfile
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -127,16 +126,13 @@ def hub_course():
     from autograder.deadlines.exception_store import Exceptions
     from autograder.devtools.hub_driver import remove_users, running_hub
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
-    from tests.grading_course import ASSIGNMENT, make_course
+    from tests.grading_course import ASSIGNMENT, exchange_course
     from tests.students import check_can_make_students
 
     check_can_make_students()
-    scratch = Path(tempfile.mkdtemp(prefix="autograder-mypage-"))
-    os.chmod(scratch, 0o755)
-    folder = make_course(scratch / "course", f'c.Exchange.root = "{scratch / "exchange"}"\n'
-                                             f'c.CourseDirectory.course_id = "{COURSE_ID}"\n'
-                                             'c.AutograderWatch.attempts = 3\nc.AutograderWatch.counts = "best"\n'
-                                             'c.LateCredit.labels = {"extra-time": {"extra": "1d"}}')
+    scratch, folder = exchange_course("autograder-mypage-", COURSE_ID,
+                                      'c.AutograderWatch.attempts = 3\nc.AutograderWatch.counts = "best"\n'
+                                      'c.LateCredit.labels = {"extra-time": {"extra": "1d"}}')
     tag = secrets.token_hex(2)
     ann, ben, teacher = f"agma{tag}", f"agmb{tag}", f"agmi{tag}"
     now = datetime.now(UTC).replace(tzinfo=None)
