@@ -117,9 +117,14 @@ class Comparison:
     weights: Weights = field(default_factory=Weights)
 
 
+def common_count(n: int) -> int:
+    """How many of `n` students sharing something make it common: no evidence."""
+    return max(MIN_COMMON, int(COMMON_SHARE * n))
+
+
 def bits(df: int, n: int) -> float:
     """The evidence a feature that `df` of `n` students have gives a pair who share it."""
-    common = max(MIN_COMMON, int(COMMON_SHARE * n))
+    common = common_count(n)
     if df < 2 or df >= common:
         return 0.0
     return math.log2((common - 1) / (df - 1))
@@ -206,9 +211,9 @@ def _answer_sets(bags: dict[str, int]) -> dict[tuple, tuple]:
 
 
 def _together(whole: dict[str, int], uncommon: set[tuple[str, int]]) -> list[tuple]:
-    """Two exercises answered alike at once, each answer uncommon on its own, as index keys: the students of
-    one key are the pairs weighed for all the exercises they answered alike (`pair_scores`), so that a pair is
-    found through what few students share, never by comparing every pair."""
+    """Two exercises answered alike at once, each answer uncommon on its own, as keys of an index of their own:
+    the students of one key are the pairs weighed for all the exercises they answered alike (`pair_scores`), so
+    that a pair is found through what few students share, never by comparing every pair."""
     kept = sorted((e, h) for e, h in whole.items() if (e, h) in uncommon)
     return [("together", e1, h1, e2, h2) for (e1, h1), (e2, h2) in combinations(kept, 2)]
 
@@ -268,14 +273,12 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     set_worth = {key: chance_bits(list(parts), exercises + 1) for key, parts in sets.items()
                  if bits(len(index[key]), n) > 0}
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
-    candidates: set[tuple[int, int]] = set()  # pairs who both wrote two uncommon answers
+    together: dict[tuple, list[int]] = defaultdict(list)  # two uncommon answers -> who wrote both
     for i, whole in enumerate(wholes):
         for key in _together(whole, uncommon):
-            index[key].append(i)
-    for key, holders in index.items():
-        if key[0] == "together":
-            candidates.update(combinations(holders, 2))
-    common = max(MIN_COMMON, int(COMMON_SHARE * n))
+            together[key].append(i)
+    candidates = {pair for holders in together.values() for pair in combinations(holders, 2)}
+    common = common_count(n)
     alike: dict[tuple[int, int], tuple[list[str], float]] = {}
     for a, b in candidates:
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
@@ -284,8 +287,6 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises, {a, b}))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
-        if key[0] == "together":
-            continue
         worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)
         if worth > 0:
             kind = category[key]
