@@ -31,17 +31,17 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(name, None)
 
 
-# The groups that keep a worker longest, longest first (seconds on a worker, from a run's timeline; refresh it
-# from `--durations` when a file grows). The Makefile hands groups out in the order they are collected
-# (`--no-loadscope-reorder`) and this order starts them first: a long file started last would run alone
-# while the other workers stand idle (test_outside_course.py, 4 tests, was started at 20 of 27 minutes).
-# Every group not named here follows, in the order pytest collects it.
+# The groups that keep a worker longest, longest first (as a run's timeline measured them, docs "Tests and
+# their time budget"; refresh the order from `--durations` when a file grows). The Makefile hands groups out in
+# the order they are collected (`--no-loadscope-reorder`) and this order starts them first: a long file started
+# last would run alone while the other workers stand idle (test_outside_course.py, 4 tests, was started at 20
+# of 27 minutes). Every group not named here follows, in the order pytest collects it.
 SLOWEST_FIRST = (
-    GRADED_CLASS_GROUP.format("rnn_update_equations"),  # ~330
-    "tests/test_outside_course.py",  # ~220
-    "tests/test_watch.py",  # ~250, mostly limits waited out
-    GRADED_CLASS_GROUP.format("hidden_state_activation"),  # ~190
-    "tests/test_regrade.py",  # ~140
+    GRADED_CLASS_GROUP.format("rnn_update_equations"),
+    "tests/test_outside_course.py",
+    "tests/test_watch.py",  # mostly limits waited out
+    GRADED_CLASS_GROUP.format("hidden_state_activation"),
+    "tests/test_regrade.py",
     "tests/test_hub_loop.py",
     "tests/test_hub.py",
     "tests/test_course_on_databases.py",
