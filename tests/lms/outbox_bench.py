@@ -24,7 +24,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.lms.nrps_platform import AdvantagePlatform, registered
-from tests.lms.watched_outage import LINE, down_while_graded, following, hand_in_all, lms_course, outbox, settled
+from tests.lms.watched_outage import (
+    LINE,
+    down_while_graded,
+    following,
+    hand_in_all,
+    lms_course,
+    newest,
+    settled,
+)
 
 
 class Arrivals:
@@ -77,7 +85,7 @@ def run(students: int, poll: float, down: float, spacing: float) -> None:
                 held = [(f"lti-{n}", round_ + 1) for n in names]  # each one's score of this round, in the platform
                 wait_for(lambda held=held: settled(watched) and all(key in arrivals.seen for key in held),
                          down + 120, "every score in the platform", watcher.log)
-                made = {r.student: r.created_at for r in outbox(watched)}  # each student's newest: this round's
+                made = {s: r.created_at for s, r in newest(watched).items()}  # this round's
                 graded = [arrivals.seen[key] - _epoch(made[n]) for n, key in zip(names, held, strict=True)]
                 waited = [arrivals.seen[key] - handed_at[n] for n, key in zip(names, held, strict=True)]
                 print(f"{label}: {students} students, poll {poll:g} s: graded -> in the LMS gradebook "

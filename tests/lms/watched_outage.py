@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.devtools.catalogue import Answer, wrong_answers
-from autograder.lms.outbox import PENDING, OutboxRow, history
+from autograder.lms.outbox import PENDING, OutboxRow, history, latest
 from autograder.lms.outbox_sender import follow, open_outbox
 from tests.grading_course import ASSIGNMENT
 from tests.lms.nrps_platform import AdvantagePlatform
@@ -109,7 +109,13 @@ def outbox(watched: Watched) -> list[OutboxRow]:
         return history(db, ASSIGNMENT)
 
 
+def newest(watched: Watched) -> dict[str, OutboxRow]:
+    """Each student's newest outbox row of the assignment."""
+    with open_outbox(watched.course) as db:
+        return latest(db, ASSIGNMENT)
+
+
 def settled(watched: Watched) -> bool:
     """Nothing left to send: no student's newest row of the outbox is pending."""
-    newest = {row.student: row for row in outbox(watched)}
-    return bool(newest) and all(row.state != PENDING for row in newest.values())
+    rows = newest(watched)
+    return bool(rows) and all(row.state != PENDING for row in rows.values())
