@@ -177,17 +177,23 @@ def describe(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:160] or type(exc).__name__
 
 
+def ags_score(user: str, score: float, max_score: float, comment: str, timestamp: str,
+              submitted_at: str | None = None) -> Grade:
+    """The one AGS score this tool sends, from `push` and from the outbox sender alike: the score rounded as
+    `points.fmt` shows it, `timestamp` (a platform ignores a score not newer than its last one, so it is the
+    outbox's time of the change wherever there is one) and, when known, when the student handed in."""
+    grade = (Grade().set_user_id(user).set_score_given(round(score, 2)).set_score_maximum(max_score)
+             .set_comment(comment).set_timestamp(timestamp)
+             .set_activity_progress("Completed").set_grading_progress("FullyGraded"))
+    if submitted_at:
+        grade.set_submitted_at(iso_utc(submitted_at))
+    return grade
+
+
 def _grade(item: PushItem, now: datetime) -> Grade:
-    return (Grade()
-            .set_user_id(item.lms_user)
-            .set_score_given(float(item.posted))
-            .set_score_maximum(item.max_score)
-            .set_comment(item.comment)
-            # AGS: a platform ignores a score not newer than its last one. The outbox's time of the change, as
-            # its sender sends it (a push and `push --follow` give one score one timestamp); now, without one.
-            .set_timestamp(iso_utc(item.changed_at) if item.changed_at else now.isoformat(timespec="microseconds"))
-            .set_activity_progress("Completed")
-            .set_grading_progress("FullyGraded"))
+    # A push and `push --follow` give one score one timestamp: the outbox's time of the change; now, without one.
+    timestamp = iso_utc(item.changed_at) if item.changed_at else now.isoformat(timespec="microseconds")
+    return ags_score(item.lms_user, item.score, item.max_score, item.comment, timestamp)
 
 
 def _matches(item: PushItem, result: dict[str, t.Any]) -> bool:

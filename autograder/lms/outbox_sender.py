@@ -98,12 +98,7 @@ def lms_users(db: Any, field_name: str) -> dict[str, str]:
 
 
 def outbox_grade(row: OutboxRow, user: str) -> Grade:
-    grade = (Grade().set_user_id(user).set_score_given(round(row.score, 2)).set_score_maximum(row.max_score)
-             .set_comment(row.comment).set_timestamp(iso_utc(row.created_at))
-             .set_activity_progress("Completed").set_grading_progress("FullyGraded"))
-    if row.submitted_at:
-        grade.set_submitted_at(iso_utc(row.submitted_at))
-    return grade
+    return lti.ags_score(user, row.score, row.max_score, row.comment, iso_utc(row.created_at), row.submitted_at)
 
 
 @dataclass
