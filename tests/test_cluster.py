@@ -146,10 +146,9 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
 
 
 def test_the_watcher_grades_on_the_cluster(cluster, tmp_path):
-    from tests.watching import copy_watched, feedback_of, hand_in, make_template, wait_for, watching
+    from tests.watching import OWNERLESS, copy_watched, feedback_of, hand_in, make_template, wait_for, watching
 
-    watched = copy_watched(make_template(tmp_path / "template"), tmp_path / "watched",
-                           "c.CollectApp.check_owner = False")
+    watched = copy_watched(make_template(tmp_path / "template"), tmp_path / "watched", OWNERLESS)
     wrong = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses concat_weights' 6 points
     handed = [hand_in(watched, "ada", [wrong]), hand_in(watched, "bo")]
     with watching(watched.course, "--cluster", cluster.scheduler_address) as watcher:
