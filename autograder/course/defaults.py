@@ -17,6 +17,8 @@ from pathlib import Path
 
 from traitlets.config import Config
 
+from autograder.sandbox.limits import CELL_SECONDS
+
 # nbgrader's Autograde as NbGraderAPI runs it (the formgrader's button), with the student's code run by the
 # sandboxed engine instead of in a kernel of the instructor's.
 FORMGRADER_SANITIZE = [
@@ -62,9 +64,9 @@ def framework_defaults() -> Config:
     # The stub raises NotImplementedError, which the graders report as "not implemented yet".
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
-    # A cell gets 30 s (a hidden grade cell's checks take well under a second); a stuck cell is interrupted
-    # and grading goes on with the next one. `autograder grade` reads the same value.
-    c.Execute.timeout = 30
+    # A cell gets CELL_SECONDS (a hidden grade cell's checks take well under a second); a stuck cell is
+    # interrupted and grading goes on with the next one. `autograder grade` reads the same value.
+    c.Execute.timeout = CELL_SECONDS
     c.Execute.interrupt_on_timeout = True
 
     # A test cell deleted by the student is put back and run, so deleting it neither helps nor hurts.

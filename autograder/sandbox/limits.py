@@ -9,11 +9,15 @@ from typing import Any
 OUTPUT_DROPPED = "\n[output limit reached: the rest of the printed text was dropped]\n"
 
 
+# Wall time for one cell, hidden grading of a test cell included: nbgrader's own `Execute.timeout` (30 s is also
+# nbclient's default), which every course gets from the framework's defaults (`course.defaults`), so that
+# `autograder grade` and `nbgrader autograde` give a cell the same time.
+CELL_SECONDS = 30
+
+
 @dataclass(frozen=True)
 class Limits:
-    # Wall time for one cell, hidden grading of a test cell included: nbgrader's own `Execute.timeout`, so that a
-    # course that sets none gets what `nbgrader autograde` would give it.
-    cell_seconds: float = 30.0
+    cell_seconds: float = CELL_SECONDS
     total_seconds: float = 300.0  # wall time for the whole submission
     cpu_seconds: int = 120  # CPU time of the submission's process (RLIMIT_CPU)
     memory_mb: int = 1024  # memory of the submission and all it starts (cgroup), and each one's address space
