@@ -36,13 +36,14 @@ def read_policy(config: Any) -> Policy:
     for key in section:
         if key not in known:
             raise PolicyError(f"c.AutograderWatch.{key}: unknown setting (known: {', '.join(sorted(known))})")
+    default = Policy()  # a key the course leaves out keeps the dataclass's value: the defaults live there
     try:
-        attempts = int(section.get("attempts", 0))
-        hours = float(section.get("window_hours", 24))
-        poll = float(section.get("poll_seconds", 0.2))
+        attempts = int(section.get("attempts", default.attempts))
+        hours = float(section.get("window_hours", default.window / timedelta(hours=1)))
+        poll = float(section.get("poll_seconds", default.poll_seconds))
     except (TypeError, ValueError) as exc:
         raise PolicyError(f"c.AutograderWatch: {exc}") from None
-    counts = section.get("counts", "latest")
+    counts = section.get("counts", default.counts)
     if attempts < 0:
         raise PolicyError("c.AutograderWatch.attempts must be 0 (no limit) or more")
     if not hours > 0:
@@ -51,5 +52,5 @@ def read_policy(config: Any) -> Policy:
         raise PolicyError(f"c.AutograderWatch.counts must be one of {', '.join(map(repr, COUNTS))}, not {counts!r}")
     if not 0.01 <= poll <= 60:
         raise PolicyError("c.AutograderWatch.poll_seconds must be between 0.01 and 60")
-    check_owner = bool(config.get("CollectApp", {}).get("check_owner", True))
+    check_owner = bool(config.get("CollectApp", {}).get("check_owner", default.check_owner))
     return Policy(attempts, timedelta(hours=hours), counts, poll, check_owner)
