@@ -1,4 +1,4 @@
-"""Starting a zygote process (`autograder.sandbox.zygote`), apart from talking to it (`client.Zygote`).
+"""Starting a zygote process (`autograder.sandbox.zygote`), apart from talking to it (`zygote_handle.Zygote`).
 
 This module loads nothing heavy (no NumPy), so the grade command starts its zygotes first thing: they boot
 (a fresh interpreter importing NumPy, a tenth of a second each) on the core that the command's own start-up

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
-from autograder.deadlines import schedule as late_rules
-from autograder.deadlines.schedule import DeadlineError
+from autograder.deadlines.schedule import DeadlineError, as_utc
+from autograder.deadlines.schedule import Outcome as LateOutcome
 from autograder.graders.exercise import points_total
 from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
@@ -168,10 +168,10 @@ class Watcher:
         except (GradebookError, DeadlineError) as exc:
             self.ungraded.fail(entry, str(exc))
             return 0
-        if late is late_rules.Outcome.NOT_ACCEPTED:
+        if late is LateOutcome.NOT_ACCEPTED:
             self.ungraded.not_accepted(entry)
             return 0
-        practice = late is late_rules.Outcome.PRACTICE
+        practice = late is LateOutcome.PRACTICE
         dest = self.settings.path("submitted", entry.student, assignment)
         try:
             got = self.exchange.collect(entry, dest, list(self.settings.coursedir.ignore))
@@ -193,20 +193,20 @@ class Watcher:
             return 0
         return self.submit(InFlight(entry, got, prepared, started, practice=practice))
 
-    def late_outcome(self, entry: Entry) -> "late_rules.Outcome | None":
+    def late_outcome(self, entry: Entry) -> "LateOutcome | None":
         """Where `entry` falls by the course's late rules and the student's own due date, extension and label,
         from the time the exchange gave it; None when the assignment has no due date."""
         deadline = self.writer.deadline(entry.assignment, entry.student)
         if deadline is None:
             return None
-        return deadline.credit(self.settings.late_rules, entry.assignment, late_rules.as_utc(entry.time)).outcome
+        return deadline.credit(self.settings.late_rules, entry.assignment, as_utc(entry.time)).outcome
 
     def keeps_attempts(self, assignment: str) -> bool:
         """Whether each collected attempt is kept, to be graded again into the gradebook when a later one must
         not take its place there: a better one (`counts = "best"`), or any one that counts, when the assignment
         turns late work into practice."""
         after = self.settings.late_rules.schedule(assignment).after_last
-        return self.policy.counts == "best" or after is late_rules.Outcome.PRACTICE
+        return self.policy.counts == "best" or after is LateOutcome.PRACTICE
 
     def prepared(self, student: str, assignment: str) -> Prepared:
         """The job for the student's collected folder; `AssemblyError` is the instructor's notebook's fault."""
