@@ -3,6 +3,7 @@ nbgrader_config.py (docs/instructors/setup.md), gets feedback from plain `nbgrad
 hidden line, a grade call or a traceback, and with the table of points; a course that overrides the feedback's
 steps to show the hidden tests is refused by `autograder check`, `grade`, `regrade` and `watch` in one line."""
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -10,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.repo import ROOT
+from autograder.grading.result_file import RESULT_FILE
 from tests.test_feedback import HIDDEN_MARKERS, as_text, grade_cell
 from tests.test_outside_course import ASSIGNMENT, CLI, run, submit
 
 MARKERS = (*HIDDEN_MARKERS[:-3], f'grade("{ASSIGNMENT}"', "grade(")  # test_feedback's, for this assignment
+FORGED_RESULT = json.dumps({"student": "wrong", "assignment": ASSIGNMENT, "status": "graded", "cells": []})
 
 
 SETUP_PAGE = ROOT / "docs" / "instructors" / "setup.md"
@@ -45,8 +48,17 @@ def released(tmp_path_factory) -> Path:
 def test_plain_nbgrader_feedback_shows_no_hidden_line_and_the_points_table(released, tmp_path):
     course = tmp_path / "my-course"
     shutil.copytree(released, course)
+    # The student hands in a result file of their own, all correct: nbgrader must not copy it where the report
+    # and similarity read the grader's.
+    (course / "submitted" / "wrong" / ASSIGNMENT / RESULT_FILE).write_text(FORGED_RESULT)
     run(course, "nbgrader", "autograde", ASSIGNMENT)
+    autograded = course / "autograded" / "wrong" / ASSIGNMENT
+    assert (autograded / f"{ASSIGNMENT}.ipynb").is_file() and not (autograded / RESULT_FILE).exists()
+    # Nor is the grader's own copied into the folder of pages for students (`autograder grade` writes it there).
+    (autograded / RESULT_FILE).write_text(FORGED_RESULT)
     run(course, "nbgrader", "generate_feedback", ASSIGNMENT)
+    assert sorted(p.name for p in (course / "feedback" / "wrong" / ASSIGNMENT).iterdir()) == sorted([
+        f"{ASSIGNMENT}.html", "selfcheck.py"])
     page = (course / "feedback" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
     text = as_text(page)
     for marker in MARKERS:

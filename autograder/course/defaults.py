@@ -17,6 +17,7 @@ from pathlib import Path
 
 from traitlets.config import Config
 
+from autograder.grading.result_file import RESULT_FILE
 from autograder.sandbox.limits import CELL_SECONDS
 
 # nbgrader's Autograde as NbGraderAPI runs it (the formgrader's button), with the student's code run by the
@@ -58,8 +59,10 @@ FEEDBACK_TEMPLATES = Path(__file__).resolve().parent.parent / "feedback_template
 def framework_defaults() -> Config:
     """The settings every course starts from, as a course's `nbgrader_config.py` would write them."""
     c = Config()
-    # The self-check module next to each notebook is released with it: no `*.py` here.
-    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+    # The self-check module next to each notebook is released with it: no `*.py` here. The grader's result file
+    # is never copied from a submission (a student's own would pass for the grader's in the report and
+    # similarity) nor into the feedback folder nbgrader makes for students.
+    c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", RESULT_FILE]
 
     # The stub raises NotImplementedError, which the graders report as "not implemented yet".
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from autograder.graders.exercise import ExerciseResult, points_total
+from autograder.grading.result_file import RESULT_FILE
 from autograder.sandbox.limits import Limits
-
-RESULT_FILE = "autograder-result.json"  # written next to the autograded notebook
-
 
 # The instructor's notebooks ------------------------------------------------------------------------------
 
