@@ -17,7 +17,7 @@ CELL_SECONDS = 30
 
 @dataclass(frozen=True)
 class Limits:
-    cell_seconds: float = CELL_SECONDS
+    cell_seconds: float = float(CELL_SECONDS)  # a float, as a course's own timeout is read (`course.settings`)
     total_seconds: float = 300.0  # wall time for the whole submission
     cpu_seconds: int = 120  # CPU time of the submission's process (RLIMIT_CPU)
     memory_mb: int = 1024  # memory of the submission and all it starts (cgroup), and each one's address space
