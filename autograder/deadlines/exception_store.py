@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.deadlines.rules import LateRules
-from autograder.deadlines.schedule import DeadlineError, as_utc, show, show_duration
+from autograder.deadlines.schedule import DeadlineError, as_utc, moved_due, show, show_duration
 
 LABEL_TABLE = "autograder_student_label"
 OVERRIDE_TABLE = "autograder_score_override"
@@ -79,11 +79,12 @@ class Exceptions:
             by = as_utc(until) - due
         if by is None or by <= timedelta(0):
             raise DeadlineError("an extension needs --until DATE or --by DURATION")
+        moved = moved_due(due, by)  # past the plausible years: refused as --until's date is, nothing changed
         changes = []
         for student in students:
             submission = self._submission(assignment, student)
             submission.extension = by
-            text = f"due {show(due + by)} (+{show_duration(by)})"
+            text = f"due {show(moved)} (+{show_duration(by)})"
             self._event("extension", assignment, student, text, reason)
             changes.append(Change(student, text))
         self._commit()

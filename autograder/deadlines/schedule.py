@@ -29,8 +29,13 @@ class Outcome(Enum):
 
 AFTER_LAST = {"practice": Outcome.PRACTICE, "not-accepted": Outcome.NOT_ACCEPTED}
 
-# Dates before or after these are typing mistakes (1970 is an epoch of zero, 9999 a placeholder).
+# Dates before or after these are typing mistakes (1970 is an epoch of zero, 9999 a placeholder), and so is a
+# length of time that no two of them are apart: every date and duration typed, and every due date moved, is
+# held to these, so no arithmetic on them can leave Python's years 1 to 9999.
 EARLIEST, LATEST = datetime(2000, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC)
+LONGEST = LATEST - EARLIEST
+# A label's windows stretched more than this are a typing mistake (1.5 and 2 are the usual accommodations).
+MOST_STRETCH = 10.0
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,9 @@ class LateSchedule:
             previous = step.credit
 
     def check_dates(self, due: datetime) -> None:
-        """The steps end after `due` and after each other (dated steps are only comparable with a due date)."""
+        """The due date is a plausible date, and the steps end after it and after each other (dated steps are
+        only comparable with a due date)."""
+        plausible(due, f"the due date {show(due)}")
         last = due
         for step in self.steps:
             end = step.end(due, 1.0)
@@ -99,8 +106,9 @@ class Label:
     stretch: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.extra < timedelta(0) or self.stretch < 1:
-            raise DeadlineError(f"label {self.name!r}: extra time must be >= 0 and a window's stretch >= 1")
+        if not timedelta(0) <= self.extra <= LONGEST or not 1 <= self.stretch <= MOST_STRETCH:
+            raise DeadlineError(f"label {self.name!r}: extra time must be from 0 to {show_duration(LONGEST)} and a "
+                                f"window's stretch from 1 to {MOST_STRETCH:g}")
 
 
 NO_LABEL = Label("")
@@ -124,6 +132,16 @@ def student_due(due: datetime, extension: timedelta | None, label: Label = NO_LA
     """The due date for one student: an extension granted for this assignment replaces the label's extra time
     (the instructor chose that date for them); otherwise the label's extra time applies."""
     return as_utc(due) + (extension if extension else label.extra)
+
+
+def moved_due(due: datetime, by: timedelta) -> datetime:
+    """`due` moved by `by` (an extension), refused as a typed date is when that lands past the plausible years."""
+    try:
+        moved = as_utc(due) + by
+    except OverflowError:  # past the year 9999 (a due date nbgrader was given, not one of ours)
+        raise DeadlineError(_implausible(f"{show(due)} + {show_duration(by)}")) from None
+    plausible(moved, f"{show(due)} + {show_duration(by)} = {show(moved)}")
+    return moved
 
 
 def credit_at(schedule: LateSchedule, due: datetime, submitted: datetime, extension: timedelta | None = None,
@@ -153,6 +171,7 @@ def penalty(score: float, credit: Credit) -> float:
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(w|d|h|m|s)")
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+_SECONDS = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
 
 
 def parse_duration(text: str, zero: bool = False) -> timedelta:
@@ -165,6 +184,10 @@ def parse_duration(text: str, zero: bool = False) -> timedelta:
     parts = _DURATION.findall(compact)
     if not compact or "".join(n + u for n, u in parts) != compact:
         raise DeadlineError(f"{text!r} is not a duration (examples: 3d, 48h, 1d12h, 90m, 2w)")
+    # Measured in floats first (a number of any size is one): a timedelta of 10**9 days does not exist.
+    if sum(float(number) * _SECONDS[unit] for number, unit in parts) > LONGEST.total_seconds():
+        raise DeadlineError(f"{text!r} is longer than any deadline can move (at most {show_duration(LONGEST)}, "
+                            f"the years {EARLIEST.year} to {LATEST.year})")
     total = sum((timedelta(**{_UNITS[unit]: float(number)}) for number, unit in parts), timedelta(0))
     if total <= timedelta(0):
         raise DeadlineError(f"{text!r} is not a positive duration")
@@ -180,9 +203,18 @@ def parse_date(text: str) -> datetime:
         raise DeadlineError(f"{text!r} is not an ISO 8601 date and time (e.g. 2026-03-01T23:59:00+01:00)") from None
     if value.tzinfo is None:
         raise DeadlineError(f"{text!r} has no time zone: add its offset (+01:00) or Z for UTC")
-    if not EARLIEST <= value <= LATEST:
-        raise DeadlineError(f"{text!r} is not a plausible date (years 2000 to 2200)")
+    plausible(value, repr(text))
     return value.astimezone(UTC)
+
+
+def plausible(value: datetime, what: str) -> None:
+    """Refuse a date outside EARLIEST to LATEST, naming it as `what`: a typed date and a moved due date alike."""
+    if not EARLIEST <= value <= LATEST:
+        raise DeadlineError(_implausible(what))
+
+
+def _implausible(what: str) -> str:
+    return f"{what} is not a plausible date (years {EARLIEST.year} to {LATEST.year})"
 
 
 def as_utc(value: datetime) -> datetime:
