@@ -81,10 +81,10 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
     assert ("Due for you: 2026-01-11 12:00:00 UTC (1d of extra time, label extra-time). "
             "Handed in: 2026-01-14 00:00:00 UTC, 2d12h late: 80% of the score counts") in page
     # `absent` has an extension and nothing handed in yet: the export sends them no grade.
-    from autograder.lms.gradebook import open_gradebook, read_gradesheet
+    from autograder.lms.gradebook import course_rules, open_gradebook, read_gradesheet
 
     with open_gradebook(ours) as gb:
-        sheet = read_gradesheet(gb, [ASSIGNMENT])
+        sheet = read_gradesheet(gb, [ASSIGNMENT], course_rules(ours))
     assert not sheet.grades[(ASSIGNMENT, "absent")].submitted and sheet.grades[(ASSIGNMENT, "late")].submitted
     full = graded["extby"][0]
     for student, (_, credit) in ARRIVED.items():

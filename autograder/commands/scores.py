@@ -22,12 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from autograder.lms.errors import LmsError
-    from autograder.lms.gradebook import find_course, open_gradebook, read_gradesheet
+    from autograder.lms.gradebook import course_rules, find_course, open_gradebook, read_gradesheet
     from autograder.terminal import visible
 
     try:
-        with open_gradebook(find_course(Path.cwd())) as gradebook:
-            sheet = read_gradesheet(gradebook, [args.assignment])
+        course = find_course(Path.cwd())
+        with open_gradebook(course) as gradebook:
+            sheet = read_gradesheet(gradebook, [args.assignment], course_rules(course))
     except LmsError as exc:
         raise UserError(visible(exc)) from None
     info = sheet.assignments[0]

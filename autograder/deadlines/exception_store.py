@@ -21,10 +21,7 @@ from typing import Any
 
 from autograder.deadlines.rules import LateRules
 from autograder.deadlines.schedule import DeadlineError, as_utc, moved_due, show, show_duration
-
-LABEL_TABLE = "autograder_student_label"
-OVERRIDE_TABLE = "autograder_score_override"
-EVENT_TABLE = "autograder_exception_event"
+from autograder.deadlines.tables import EVENT_TABLE, LABEL_TABLE, OVERRIDE_TABLE
 
 
 @dataclass(frozen=True)
@@ -50,8 +47,8 @@ class Exceptions:
     """The exceptions of a course's gradebook (nbgrader's `Gradebook`, open), changed and read as one user."""
 
     def __init__(self, gradebook: Any, rules: LateRules, config: Any = None, user: str | None = None) -> None:
-        """`config`: the course's nbgrader settings, for its late-penalty plugin (an override changes the score
-        the late penalty is taken from)."""
+        """`config`: the course's nbgrader settings, for its late-penalty plugin (every change here is settled by
+        `grades.settle`: the late penalties derived again, the LMS told)."""
         from autograder.migrations import MigrationError, upgrade
         from autograder.regrade.audit import os_user
 
@@ -61,9 +58,10 @@ class Exceptions:
             raise DeadlineError(str(exc)) from None
         self.gradebook, self.rules, self.config = gradebook, rules, config
         self.user = user if user is not None else os_user()
-        # Issue 30: the (assignment, student) pairs changed since the last commit, with what changed them; their
-        # counted scores are queued for the LMS (`lms.outbox`) in the commit's transaction, when they changed.
+        # The (assignment, student) pairs changed since the last commit, with what changed them, and the students
+        # whose label changed (every assignment of theirs): settled in the commit's transaction.
         self._touched: dict[tuple[str, str], str] = {}
+        self._labelled: set[str] = set()
 
     # Extensions -------------------------------------------------------------------------------------
     def extend(self, assignment: str, students: list[str], reason: str, until: datetime | None = None,
@@ -115,6 +113,7 @@ class Exceptions:
             if name:
                 self._sql(f"INSERT INTO {LABEL_TABLE} (student_id, label) VALUES (:s, :l)", s=student, l=name)
             self._event("label" if name else "unlabel", None, student, name or "no label", reason)
+            self._labelled.add(student)
         self._commit()
         return [Change(s, f"label {name}" if name else "no label") for s in students]
 
@@ -143,7 +142,6 @@ class Exceptions:
             text = f"{cell}: {score:g} of {grade.max_score:g} (graders gave {grade.auto_score or 0:g})"
         self._store_override((assignment, student, notebook, cell), score)
         self._event("override" if score is not None else "unoverride", assignment, student, text, reason)
-        self._late_penalty(assignment, student, grade.notebook)
         self._commit()
         return Change(student, text)
 
@@ -177,6 +175,19 @@ class Exceptions:
         if changes:
             self._commit()
         return changes
+
+    def settle_stale(self) -> None:
+        """Grades whose stored penalties their facts no longer give (a due date or the rules changed since)
+        settled (`grades.settle.settle_stale`), before anything is read or changed."""
+        from autograder.grades.settle import GradeRules, settle_stale
+        from autograder.lms.outbox import SessionSql
+
+        try:
+            if settle_stale(SessionSql(self.gradebook.db), GradeRules(self.rules, self.config)):
+                self.gradebook.db.commit()
+        except Exception:
+            self.gradebook.db.rollback()
+            raise
 
     def _store_override(self, key: tuple[str, str, str, str], score: float | None) -> None:
         params = dict(zip(("a", "s", "n", "c"), key, strict=True))
@@ -263,20 +274,6 @@ class Exceptions:
         cells = sorted(g.name for n in submission.notebooks for g in n.grades)
         raise DeadlineError(f"{assignment} has no graded cell {cell!r} (its cells: {', '.join(cells)})")
 
-    def _late_penalty(self, assignment: str, student: str, notebook: Any) -> None:
-        """The notebook's late penalty taken again from its score now, by the course's plugin, as a grading
-        run takes it (`grading.writer`)."""
-        from autograder.grading.writer import late_submission_plugin
-
-        self.gradebook.db.flush()
-        late = notebook.assignment.total_seconds_late
-        if late <= 0:
-            return
-        rows = lambda sql, params: [tuple(r) for r in self._sql(sql, **params).fetchall()]  # noqa: E731
-        found = late_submission_plugin(self.config, assignment, rows).late_submission_penalty(
-            student, notebook.score, late)
-        notebook.late_submission_penalty = None if found is None else min(max(found, 0), notebook.score)
-
     def _event(self, kind: str, assignment: str | None, student: str, detail: str, reason: str,
                user: str | None = None) -> None:
         from autograder.regrade.audit import now
@@ -295,13 +292,18 @@ class Exceptions:
         return self.gradebook.db.execute(text(sql), params)
 
     def _commit(self) -> None:
-        from autograder.lms.outbox import SessionSql, record_changes
+        from autograder.grades.settle import GradeRules, settle, settle_student
+        from autograder.lms.outbox import SessionSql
 
         touched, self._touched = self._touched, {}
+        labelled, self._labelled = self._labelled, set()
         try:
             self.gradebook.db.flush()
+            sql, rules = SessionSql(self.gradebook.db), GradeRules(self.rules, self.config)
             for kind in sorted(set(touched.values())):
-                record_changes(SessionSql(self.gradebook.db), [p for p, k in touched.items() if k == kind], kind)
+                settle(sql, [p for p, k in touched.items() if k == kind], kind, rules)
+            for student in sorted(labelled):
+                settle_student(sql, student, "label", rules)
             self.gradebook.db.commit()
         except Exception:
             self.gradebook.db.rollback()
@@ -348,6 +350,7 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
     try:
         exceptions = Exceptions(gradebook, rules, settings.config)
         exceptions.adopt_formgrader_scores()
+        exceptions.settle_stale()
         yield exceptions
     except BaseException:
         gradebook.db.rollback()

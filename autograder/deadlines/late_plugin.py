@@ -20,7 +20,7 @@ from traitlets import Dict, List, Unicode
 from traitlets.config import Configurable
 
 from autograder.deadlines.rules import rules_from
-from autograder.deadlines.schedule import Credit, penalty
+from autograder.deadlines.schedule import Credit
 from autograder.deadlines.student_deadline import read_deadline
 
 Rows = Callable[[str, dict[str, Any]], list[tuple]]
@@ -71,8 +71,10 @@ class LateCredit(LateSubmissionPlugin):
         return deadline.credit(rules, assignment, arrived)
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float | None:
+        from autograder.grades.arithmetic import late_penalty
+
         found = self.credit(student_id, total_seconds_late)
-        return None if found is None else penalty(score, found)
+        return None if found is None else late_penalty(score, found)
 
     def _rows(self) -> Rows:
         parent = self.parent

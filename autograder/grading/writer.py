@@ -10,8 +10,9 @@ none of them (and are graded again next run), never half-written.
 
 The rows are nbgrader's own tables written with plain SQL (one executemany per table and batch), with the
 values nbgrader's ORM objects would get: ids from nbgrader's `new_uuid`, its column defaults (`flagged`
-False, manual scores, extra credit and manual comments NULL), times as SQLAlchemy stores them, a late
-penalty from the course's configured plugin on the score nbgrader's SQL computes. An existing SQLite
+False, manual scores, extra credit and manual comments NULL), times as SQLAlchemy stores them. The late
+penalties of the students a batch touched are derived at its commit by `grades.settle`, the one path every
+change of a grade takes (an extension or an override as well as a grading run). An existing SQLite
 gradebook (the embedded one) is opened with the standard library: SQLAlchemy and nbgrader's ORM, a large
 share of a short grading run's start-up (docs, "Speed"), never load.
 Any other database, or a gradebook not made yet, is opened by nbgrader's `Gradebook` (which creates its
@@ -26,11 +27,8 @@ import os
 import uuid
 from typing import Any
 
-from traitlets.config import Config
-from traitlets.utils.importstring import import_item
-
 from autograder.course.settings import database_error
-from autograder.grading.gradebook_db import GRADES_TOTAL, GradebookDatabase, GradebookError
+from autograder.grading.gradebook_db import GradebookDatabase, GradebookError
 from autograder.grading.model import Outcome, SourceNotebook
 from autograder.grading.sources import read_sources
 from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
@@ -44,7 +42,7 @@ def lock_seconds_allowed() -> float:
 
 class GradebookWriter:
     def __init__(self, db_url: str, course_id: str, lock_seconds: float | None = None, config: Any = None) -> None:
-        """`config`: the course's nbgrader configuration (traitlets), for its late-penalty plugin.
+        """`config`: the course's nbgrader configuration (traitlets), for its late rules and plugin.
         `lock_seconds`: lock_seconds_allowed() unless given."""
         lock_seconds = lock_seconds_allowed() if lock_seconds is None else lock_seconds
         self.lock_seconds = lock_seconds
@@ -58,12 +56,37 @@ class GradebookWriter:
         # Issue 18: a `regrade.audit.AuditTrail`, set by the command that grades, records each run and each
         # student's score before and after, in the same transactions as the grades.
         self.audit: Any = None
-        # Issue 30: the (assignment, student) pairs staged since the last commit; their counted scores are
-        # queued for the LMS (`lms.outbox`) in the commit's transaction, when they changed.
+        # The (assignment, student) pairs staged since the last commit: settled (`grades.settle`: late penalties
+        # derived, counted scores queued for the LMS) in the commit's transaction.
         self._touched: list[tuple[str, str]] = []
+        self._grade_rules: Any = None
 
     def close(self) -> None:
         self.db.close()
+
+    @property
+    def grade_rules(self) -> Any:
+        """The course's `grades.settle.GradeRules`, read from its configuration once."""
+        if self._grade_rules is None:
+            from autograder.deadlines.schedule import DeadlineError
+            from autograder.grades.settle import GradeRules
+
+            try:
+                self._grade_rules = GradeRules.of(self.config)
+            except DeadlineError as exc:
+                raise GradebookError(str(exc)) from None
+        return self._grade_rules
+
+    def settle_stale(self) -> list[Any]:
+        """Every grade whose stored late penalties its facts no longer give (a due date or the late rules changed,
+        a score typed in the formgrader) settled and committed; the grades changed. Run when a command opens
+        the course, before it grades."""
+        from autograder.grades.settle import settle_stale
+
+        changed: list[Any] = []
+        self._guarded(lambda: changed.extend(settle_stale(self.db, self.grade_rules)))
+        self._guarded(self._commit)
+        return changed
 
     def refresh(self) -> None:
         """Forget what was read of the gradebook (its students, submissions, assignments and due dates): a
@@ -138,10 +161,10 @@ class GradebookWriter:
         self._flush()
         if self.audit is not None:  # the batch's audit rows, in its transaction
             self.audit.write(self.db)
-        if self._touched:  # the LMS outbox's rows, in the same transaction: sent when committed, never lost
-            from autograder.lms.outbox import record_changes
+        if self._touched:  # penalties derived, the LMS outbox's rows queued: in the same transaction, never lost
+            from autograder.grades.settle import settle
 
-            record_changes(self.db, self._touched, self.audit.kind if self.audit is not None else "grade")
+            settle(self.db, self._touched, self.audit.kind if self.audit is not None else "grade", self.grade_rules)
             self._touched = []
         self.db.connection.commit()
         self._writing = False
@@ -206,13 +229,12 @@ class GradebookWriter:
                                                            "student_id": result.student,
                                                            "timestamp": self.db.time_value(stamp),
                                                            "extension": None})
-            existing, extension = {}, None
+            existing = {}
         else:
-            existing, stamp, extension = self._load_submission(submission_id, stamp)
+            existing, stamp = self._load_submission(submission_id, stamp)
         if self.audit is not None:  # the score before, read before this student's rows change
             self.audit.before(self.db, result.assignment, result.student, submission_id, new=first)
         scores = {c.grade_id: c.score for c in result.cells}
-        staged = []
         for notebook in assignment.notebooks:
             rows = existing.get(notebook.id)
             if rows is None:  # inserted before its grades and comments (their foreign keys name it)
@@ -223,18 +245,13 @@ class GradebookWriter:
             else:
                 self._stage("submitted_notebook", "update", {"b_id": rows.id, "late_submission_penalty": None})
             self._grade_notebook(notebook, rows, scores, cells.get(notebook.name), result.status)
-            staged.append(rows)
-        seconds_late = _seconds_late(stamp, assignment.duedate, extension)
-        if seconds_late > 0:
-            self._late_penalties(result.assignment, result.student, staged, seconds_late)
 
-    def _load_submission(self, submission_id: str, stamp: Any) -> tuple[dict[str, "_NotebookRows"], Any, Any]:
+    def _load_submission(self, submission_id: str, stamp: Any) -> tuple[dict[str, "_NotebookRows"], Any]:
         """A submission graded before (or left incomplete): its rows, by notebook; its timestamp is the new
         one when the submission has one, else the stored one."""
         self._flush()
         db = self.db
-        ((old_stamp, extension),) = db.rows("SELECT timestamp, extension FROM submitted_assignment WHERE id = :id",
-                                            {"id": submission_id})
+        ((old_stamp,),) = db.rows("SELECT timestamp FROM submitted_assignment WHERE id = :id", {"id": submission_id})
         if stamp is not None:
             self._writing = True
             db.write("UPDATE submitted_assignment SET timestamp = :t WHERE id = :id",
@@ -251,7 +268,7 @@ class GradebookWriter:
             for cell_id, comment_id in db.rows("SELECT cell_id, id FROM comment WHERE notebook_id = :nb",
                                                {"nb": nb_id}):
                 rows.comments[cell_id] = (comment_id,)
-        return existing, stamp, db.read_interval(extension)
+        return existing, stamp
 
     def _grade_notebook(self, notebook: "_Notebook", rows: "_NotebookRows", scores: dict[str, float],
                         cells: list[Any] | None, status: str) -> None:
@@ -290,36 +307,6 @@ class GradebookWriter:
                                                   "auto_comment": comment, "manual_comment": None})
             else:
                 self._stage("comment", "update", {"b_id": old[0], "auto_comment": comment})
-
-    def _late_penalties(self, assignment: str, student: str, staged: list["_NotebookRows"],
-                        seconds_late: float) -> None:
-        """Each notebook's late penalty, as nbgrader's autograde sets it (AssignLatePenalties), on the score
-        nbgrader's SQL gives. The plugin is made for each late submission, as nbgrader makes it for each
-        notebook: a writer kept open (the watcher's) sees the extensions and labels granted since."""
-        self._flush()
-        plugin = late_submission_plugin(self.config, assignment, self.db.rows)
-        for rows in staged:
-            ((score,),) = self.db.rows(f"SELECT {GRADES_TOTAL} FROM grade g WHERE g.notebook_id = :nb",
-                                       {"nb": rows.id})
-            penalty = plugin.late_submission_penalty(student, score, seconds_late)
-            if penalty is not None:
-                self._stage("submitted_notebook", "update", {"b_id": rows.id,
-                                                             "late_submission_penalty": min(max(penalty, 0), score)})
-
-
-def late_submission_plugin(config: Any, assignment: str, rows: Any) -> Any:
-    """The plugin `nbgrader autograde` asks for late penalties: `AssignLatePenalties.plugin_class` (nbgrader's
-    LateSubmissionPlugin unless configured), configured from the course's `nbgrader_config.py`, with a parent
-    that tells it the assignment and reads the gradebook (`rows`), as nbgrader's AssignLatePenalties does."""
-    from nbgrader.plugins import LateSubmissionPlugin  # loads nbgrader's ORM: only once a submission is late
-
-    from autograder.deadlines.late_plugin import LateContext
-
-    config = config if config is not None else Config()
-    plugin_class = config.get("AssignLatePenalties", {}).get("plugin_class", LateSubmissionPlugin)
-    if isinstance(plugin_class, str):
-        plugin_class = import_item(plugin_class)
-    return plugin_class(parent=LateContext(assignment, rows, config=config))
 
 
 @dataclasses.dataclass
@@ -390,15 +377,6 @@ def _parse_utc(timestamp: str) -> Any:
     from nbgrader.utils import parse_utc  # nbgrader.utils loads after the workers fork (`grading.startup`)
 
     return parse_utc(timestamp)
-
-
-def _seconds_late(stamp: Any, duedate: Any, extension: Any) -> float:
-    """SubmittedAssignment.total_seconds_late."""
-    if extension is not None and duedate is not None:
-        duedate = duedate + extension
-    if stamp is None or duedate is None:
-        return 0.0
-    return max(0, (stamp - duedate).total_seconds())
 
 
 # Files --------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ def table(sheet: Gradesheet, settings: Settings, skip_missing: bool) -> Table:
     for a in sheet.assignments:
         for p in sheet.people:
             g = sheet.grade(a.name, p.id)
-            status = "missing" if not g.submitted else ("late" if g.seconds_late > 0 else "on time")
+            status = g.status
             earned = {(e.notebook, e.cell): e.score for e in g.exercises}
             row = [p.id, p.first_name, p.last_name, p.email, p.lms_user_id, a.name, status,
                    g.timestamp.isoformat() if g.timestamp else "",

@@ -14,7 +14,7 @@ from nbgrader.plugins import ExportPlugin
 from traitlets import Bool
 
 from .errors import LmsError
-from .gradebook import Gradesheet, read_gradesheet
+from .gradebook import Gradesheet, course_rules, read_gradesheet
 from .lms_settings import Settings, load
 from .table import Table, default_file, write_atomic
 
@@ -37,8 +37,8 @@ class LmsExportPlugin(ExportPlugin):
         destination = Path(self.to or default_file(self.format_name))
         try:
             wanted = {str(s) for s in self.student} or None
-            table = self.make_table(read_gradesheet(gradebook, assignments).only(wanted), load(course),
-                                    self.skip_missing)
+            sheet = read_gradesheet(gradebook, assignments, course_rules(course)).only(wanted)
+            table = self.make_table(sheet, load(course), self.skip_missing)
             write_atomic(destination, table.to_csv())
         except LmsError as exc:
             # nbgrader would print a traceback for an exception; a user's mistake gets one line.

@@ -11,7 +11,7 @@ from .brightspace import BrightspaceExport
 from .canvas import CanvasExport
 from .export_plugin import LmsExportPlugin
 from .format_names import FORMAT_NAMES
-from .gradebook import open_gradebook, read_gradesheet
+from .gradebook import course_rules, open_gradebook, read_gradesheet
 from .lms_settings import load
 from .moodle import MoodleExport
 from .table import Table, default_file, write_atomic
@@ -32,6 +32,7 @@ def export(course: Path, fmt: str, assignments: list[str], output: Path | None =
     settings = load(course)
     destination = output if output is not None else course / default_file(fmt)
     with open_gradebook(course) as gradebook:
-        table = FORMATS[fmt].make_table(read_gradesheet(gradebook, assignments), settings, skip_missing)
+        sheet = read_gradesheet(gradebook, assignments, course_rules(course))
+        table = FORMATS[fmt].make_table(sheet, settings, skip_missing)
     write_atomic(destination, table.to_csv())
     return destination, table

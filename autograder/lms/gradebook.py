@@ -14,7 +14,8 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.course.settings import CONFIG_FILE, SettingsError, read_course, shown_url, sqlite_path
-from autograder.deadlines.exception_store import awaiting_work
+from autograder.grades.settle import GradeRules, settle_course
+from autograder.migrations import MigrationError
 
 from .errors import LmsError
 from .identity import Person, load_people
@@ -46,25 +47,19 @@ class AssignmentInfo:
 
 @dataclass(frozen=True)
 class StudentGrade:
-    """A student's result for one assignment, scored the way `nbgrader export` scores it."""
+    """A student's result for one assignment, as `grades.arithmetic` scores it (nbgrader export's rule)."""
 
     assignment: str
     student: Person
     submitted: bool
     timestamp: datetime | None
-    seconds_late: float
+    seconds_late: float  # after their own due date (extension or label), 0 when on time (grace included)
     raw_score: float | None
     late_penalty: float
     max_score: float
     exercises: tuple[Exercise, ...]
-
-    @property
-    def score(self) -> float | None:
-        """The score after the late penalty; None for a student who submitted nothing."""
-        if not self.submitted or self.raw_score is None:
-            return None
-        # Same rule as nbgrader's CsvExportPlugin: penalty subtracted, never below zero.
-        return max(0.0, self.raw_score - self.late_penalty)
+    score: float | None = None  # after the late penalty; None for a student who submitted nothing
+    status: str = "missing"  # missing, on time, late, practice, not accepted
 
     def summary(self) -> str:
         """A short per-exercise comment for the LMS: `concat_weights 6/6, sigmoid 3.5/7; late -4; 40/46`."""
@@ -91,6 +86,15 @@ class Gradesheet:
         return Gradesheet(self.assignments, tuple(p for p in self.people if p.id in students), self.grades)
 
 
+def course_rules(course: Path) -> GradeRules:
+    """The late rules the course's grades are computed with (`grades.settle.GradeRules`)."""
+    try:
+        settings = read_course(course)
+        return GradeRules(settings.late_rules, settings.config)
+    except SettingsError as exc:
+        raise LmsError(str(exc)) from None
+
+
 def find_course(start: Path) -> Path:
     """The course root: `start` itself, which must hold nbgrader_config.py."""
     if not (start / CONFIG_FILE).is_file():
@@ -111,14 +115,20 @@ def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
     except SettingsError as exc:
         raise LmsError(str(exc)) from None
     try:
+        try:
+            settle_course(gradebook, settings)
+        except (SettingsError, MigrationError) as exc:
+            raise LmsError(str(exc)) from None
         yield gradebook
     finally:
         gradebook.close()
 
 
-def read_gradesheet(gradebook, assignments: list[str]) -> Gradesheet:
-    """Scores of every student in the gradebook for `assignments`, with per-exercise detail."""
-    from nbgrader.api import MissingEntry
+def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) -> Gradesheet:
+    """Scores of every student in the gradebook for `assignments`, with per-exercise detail, each computed by
+    `grades.arithmetic` (`grade_rules`: the course's late rules)."""
+    from autograder.deadlines.schedule import Outcome
+    from autograder.lms.outbox import SessionSql
 
     if not assignments:
         raise LmsError("name at least one assignment")
@@ -140,33 +150,31 @@ def read_gradesheet(gradebook, assignments: list[str]) -> Gradesheet:
         )
         info = AssignmentInfo(name, float(assignment.max_score), exercises, assignment.duedate)
         infos.append(info)
+        computed = grade_rules.grades(SessionSql(gradebook.db).rows, name)
         for person in people:
-            try:
-                submission = gradebook.find_submission(name, person.id)
-                if awaiting_work(submission):  # an extension granted before anything was handed in
-                    raise MissingEntry()
-            except MissingEntry:
+            found = computed.get(person.id)
+            if found is None:  # nothing handed in (an extension granted before any work counts as nothing)
                 grades[(name, person.id)] = StudentGrade(
                     name, person, False, None, 0.0, None, 0.0, info.max_score,
                     tuple(Exercise(e.notebook, e.cell, e.max_score, None) for e in exercises),
                 )
                 continue
-            earned = {
-                (grade.notebook.name, grade.name): grade.score
-                for notebook in submission.notebooks
-                for grade in notebook.grades
-            }
+            earned = {(cell.notebook, cell.cell): cell.score for cell in found.facts.cells}
+            credit = found.credit
+            on_time = credit is None or credit.outcome is Outcome.ON_TIME
             grades[(name, person.id)] = StudentGrade(
                 assignment=name,
                 student=person,
                 submitted=True,
-                timestamp=submission.timestamp,
-                seconds_late=float(submission.total_seconds_late),
-                raw_score=float(submission.score),
-                late_penalty=float(submission.late_submission_penalty or 0.0),
+                timestamp=found.facts.arrived.replace(tzinfo=None) if found.facts.arrived else None,
+                seconds_late=0.0 if on_time else credit.late_by.total_seconds(),
+                raw_score=found.raw,
+                late_penalty=found.penalty,
                 max_score=info.max_score,
                 exercises=tuple(
                     Exercise(e.notebook, e.cell, e.max_score, earned.get((e.notebook, e.cell))) for e in exercises
                 ),
+                score=found.score,
+                status="on time" if on_time else credit.outcome.value,
             )
     return Gradesheet(tuple(infos), tuple(people), grades)

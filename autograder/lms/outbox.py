@@ -105,51 +105,20 @@ def attempt_comment(submitted_at: str | None, exercises: Iterable[tuple[str, flo
 
 def counted_scores(sql: Sql, assignment: str, students: Iterable[str] | None = None) -> dict[str, CountedScore]:
     """Each student's counted score of `assignment` as the gradebook holds it now (in the caller's transaction):
-    the students with a submission (one holding only an extension, granted before any work, counts as none)."""
-    found = sql.rows("SELECT id FROM assignment WHERE name = :a", {"a": assignment})
-    if not found:
-        return {}
-    assignment_id = found[0][0]
-    wanted = None if students is None else set(students)
-    # nbgrader's cells: one table with a type, and one table per graded kind holding its points.
-    cells = sql.rows("SELECT n.name, c.name, c.type, COALESCE(gc.max_score, tc.max_score) FROM base_cell c "
-                     "JOIN notebook n ON c.notebook_id = n.id LEFT JOIN grade_cells gc ON gc.id = c.id "
-                     "LEFT JOIN task_cells tc ON tc.id = c.id "
-                     "WHERE n.assignment_id = :a AND c.type IN ('GradeCell', 'TaskCell')", {"a": assignment_id})
-    max_score = float(sum(row[3] or 0.0 for row in cells))
-    exercises = sorted((nb, cell, float(most or 0.0)) for nb, cell, kind, most in cells if kind == "GradeCell")
-    submissions = sql.rows("SELECT id, student_id, timestamp, extension FROM submitted_assignment "
-                           "WHERE assignment_id = :a", {"a": assignment_id})
+    the students with a submission (one holding only an extension, granted before any work, counts as none),
+    scored by `grades.arithmetic` with the late penalties `grades.settle` stored."""
+    from autograder.grades.arithmetic import stored_grade
+    from autograder.grades.facts import read_facts
+
     result: dict[str, CountedScore] = {}
-    for submission_id, student, stamp, extension in submissions:
-        if wanted is not None and student not in wanted:
-            continue
-        grades = sql.rows(
-            "SELECT sn.name, bc.name, g.manual_score, g.auto_score, g.extra_credit, sn.penalty FROM grade g "
-            "JOIN base_cell bc ON g.cell_id = bc.id "
-            "JOIN (SELECT s.id AS id, n.name AS name, s.late_submission_penalty AS penalty FROM submitted_notebook s "
-            "JOIN notebook n ON s.notebook_id = n.id WHERE s.assignment_id = :s) sn ON g.notebook_id = sn.id",
-            {"s": submission_id})
-        scored = {(nb, cell): _grade_score(manual, auto, extra) for nb, cell, manual, auto, extra, _ in grades}
-        if stamp is None and extension is not None and not any(
-                manual is not None or auto is not None for _, _, manual, auto, _, _ in grades):
-            continue  # `deadlines.exception_store.awaiting_work`
-        penalties = sql.rows("SELECT COALESCE(SUM(late_submission_penalty), 0.0) FROM submitted_notebook "
-                             "WHERE assignment_id = :s", {"s": submission_id})
-        raw = sum(scored.values())
-        penalty = float(penalties[0][0] or 0.0)
-        score = max(0.0, raw - penalty)
-        when = _stamp_text(stamp)
-        comment = attempt_comment(when, ((cell.removeprefix("test_"), scored.get((nb, cell), 0.0), most)
-                                         for nb, cell, most in exercises), penalty, score, max_score)
-        result[student] = CountedScore(assignment, student, score, max_score, when, comment)
+    for student, facts in read_facts(lambda q, p: sql.rows(q, p), assignment, students, labels=False).items():
+        grade = stored_grade(facts)
+        when = _stamp_text(facts.arrived)
+        exercises = sorted((c.notebook, c.cell, c.score, c.max_score) for c in facts.cells if c.exercise)
+        comment = attempt_comment(when, ((cell.removeprefix("test_"), score, most) for _, cell, score, most
+                                         in exercises), grade.penalty, grade.score, grade.max_score)
+        result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment)
     return result
-
-
-def _grade_score(manual: Any, auto: Any, extra: Any) -> float:
-    """nbgrader's `Grade.score`: the row rule `gradebook_db.GRADES_TOTAL` sums."""
-    base = manual if manual is not None else auto
-    return 0.0 if base is None else float(base) + float(extra or 0.0)
 
 
 def _newest(sql: Sql, assignment: str) -> dict[str, tuple[float, float, str, str]]:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .gradebook import open_gradebook, read_gradesheet
+from .gradebook import course_rules, open_gradebook, read_gradesheet
 from .lms_settings import Settings, load
 from .outbox import FAILED, PENDING, counted_scores, latest, mark_failed, mark_sent, reconcile
 from .outbox_sender import open_outbox
@@ -32,7 +32,7 @@ def prepare(course: Path, assignment: str, to: str, skip_missing: bool) -> tuple
         user_field, lms = target.user_field(settings), "the LTI platform"
     where = target.destination(settings, assignment)
     with open_gradebook(course) as gradebook:
-        sheet = read_gradesheet(gradebook, [assignment])
+        sheet = read_gradesheet(gradebook, [assignment], course_rules(course))
     push_plan = plan(sheet, assignment, user_field, lms, skip_missing)
     if to == "lti":  # the comment the outbox's sender sends: a push and `push --follow` never disagree
         with open_outbox(course) as db:  # and the time of the change, as the sender sends it

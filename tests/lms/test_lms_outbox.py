@@ -20,7 +20,7 @@ from traitlets.config import Config
 from autograder.demo_lms.lti_platform import Fault
 from autograder.grading.model import CellResult, Outcome, SubmissionResult
 from autograder.grading.writer import GradebookWriter
-from autograder.lms.gradebook import read_gradesheet
+from autograder.lms.gradebook import course_rules, read_gradesheet
 from autograder.lms.outbox import DETECTED, history, latest
 from autograder.lms.outbox_sender import LtiSender, open_outbox
 from tests.lms.conftest import DUE, HSA, HSA_CELLS, Course, TenPercentPerDay, run_cli
@@ -109,7 +109,7 @@ def test_the_outbox_counts_what_push_and_export_count(in_course: Course) -> None
 
         counted = counted_scores(db, HSA)
     with in_course.gradebook() as gb:
-        sheet = read_gradesheet(gb, [HSA])
+        sheet = read_gradesheet(gb, [HSA], course_rules(in_course.root))
     for person in sheet.people:
         grade_ = sheet.grade(HSA, person.id)
         if not grade_.submitted:
