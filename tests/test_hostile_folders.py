@@ -82,14 +82,16 @@ def _nbformat3(folder: Path) -> None:
 # student -> (how the folder is made from the honest answer, or None for a folder made by hand;
 #             the expected total, or None when the student is not graded; a text the summary must show)
 HOSTILE = {
-    "ts-not-a-date": (_timestamp("not a date"), FULL, "is not a date"),
-    "ts-calendar-end": (_timestamp("9999-12-31 23:59:59 -1400"), FULL, "is not a date"),
-    "ts-year-one": (_timestamp("0001-01-01 00:00:00 +1400"), FULL, "is not a date"),
-    "ts-binary": (lambda f: (f / "timestamp.txt").write_bytes(b"\xff\xfe\x00"), FULL, "not UTF-8"),
-    "ts-huge": (lambda f: (f / "timestamp.txt").write_text("2025-01-01 " * 10000), FULL, "larger than"),
-    "ts-folder": (lambda f: (f / "timestamp.txt").mkdir(), FULL, "not a regular file"),
-    "ts-fifo": (lambda f: os.mkfifo(f / "timestamp.txt"), FULL, "not a regular file"),
-    "ts-dev-zero": (lambda f: os.symlink("/dev/zero", f / "timestamp.txt"), FULL, "a link"),
+    # A timestamp.txt that is no usable time: not graded at all (never as on time), one line naming the file.
+    "ts-not-a-date": (_timestamp("not a date"), None, "is not a date"),
+    "ts-empty": (_timestamp(" \n"), None, "timestamp.txt: empty"),
+    "ts-calendar-end": (_timestamp("9999-12-31 23:59:59 -1400"), None, "is not a date"),
+    "ts-year-one": (_timestamp("0001-01-01 00:00:00 +1400"), None, "is not a date"),
+    "ts-binary": (lambda f: (f / "timestamp.txt").write_bytes(b"\xff\xfe\x00"), None, "not UTF-8"),
+    "ts-huge": (lambda f: (f / "timestamp.txt").write_text("2025-01-01 " * 10000), None, "larger than"),
+    "ts-folder": (lambda f: (f / "timestamp.txt").mkdir(), None, "not a regular file"),
+    "ts-fifo": (lambda f: os.mkfifo(f / "timestamp.txt"), None, "not a regular file"),
+    "ts-dev-zero": (lambda f: os.symlink("/dev/zero", f / "timestamp.txt"), None, "a link"),
     "writes-our-names": (lambda f: [(f / n / "x").mkdir(parents=True) or (f / n / "x" / "y").write_text("y")
                                     for n in ("autograder-result.json", "selfcheck.py")], FULL,
                          "has the name of a file the grader writes"),
@@ -143,7 +145,7 @@ def hostile_class(tmp_path_factory):
                         os.path.join(path, ASSIGNMENT.encode(), NOTEBOOK.encode()))
     before = {name: tree_digest(course / name) for name in ("source", "release")}
     first = grade(course, timeout=300)
-    second = grade(course, timeout=300)  # nothing new: the bad timestamps are read again, as "not newer"
+    second = grade(course, timeout=300)  # nothing new: the bad timestamps are refused again
     yield course, first, second, before
     # Deeper than shutil.rmtree's recursion can go (pytest's clean-up of old folders would choke on it).
     subprocess.run(["rm", "-rf", str(course / "submitted" / "deep-folder")], check=True)
@@ -158,7 +160,9 @@ def test_the_run_goes_on(hostile_class):
     assert sum(got["honest"].values()) == FULL
     assert sum(got["blank"].values()) == 0.0
     assert {name: tree_digest(course / name) for name in ("source", "release")} == before
-    assert sorted(p.name for p in (course / "autograded").iterdir()) == sorted(["honest", "blank", *HOSTILE])
+    graded = [student for student, (_, total, _) in HOSTILE.items() if total is not None]
+    assert sorted(p.name for p in (course / "autograded").iterdir()) == sorted(["honest", "blank", *graded])
+    assert sum("no usable submission time" in line for line in second.stdout.splitlines()) == len(HOSTILE) - len(graded)
     assert not (course / "autograded" / "honest" / ASSIGNMENT / "gradebook.db").exists()
 
 
@@ -166,6 +170,11 @@ def test_the_run_goes_on(hostile_class):
 def test_each_hostile_folder_costs_its_own_student_only(hostile_class, student):
     course, first, _, _ = hostile_class
     _, total, said = HOSTILE[student]
+    if total is None:  # refused: nothing graded, nothing written, one line naming the student and the file
+        assert student not in scores(course) and not (course / "autograded" / student).exists()
+        line = next(line for line in first.stdout.splitlines() if line.strip().startswith(f"not graded: {student}:"))
+        assert said in line and f"submitted/{student}/{ASSIGNMENT}/timestamp.txt" in line
+        return
     assert sum(scores(course)[student].values()) == total
     if said:
         line = next(line for line in first.stdout.splitlines() if line.strip().startswith(f"{student}:"))

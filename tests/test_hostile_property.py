@@ -161,8 +161,8 @@ def test_reading_and_staging_a_hostile_submission(template, tmp_path_factory, sp
     settings_.coursedir.submitted_directory = str(folder.parents[2] / "submitted")
     settings_.coursedir.root = str(folder.parents[2])
     prepared = prepare.prepare(settings_, sources, {}, ASSIGNMENT, "evil")
-    assert (prepared.job is None) == (prepared.unreadable is not None)
-    assert all("\n" not in line for line in prepared.ignored)
+    assert (prepared.job is None) == (prepared.unreadable is not None or prepared.refused is not None)
+    assert all("\n" not in line for line in [*prepared.ignored, prepared.refused or ""])
     dest = folder.parents[2] / "autograded" / "evil" / ASSIGNMENT
     outcome = Outcome(SubmissionResult("evil", ASSIGNMENT))
     staged = stage_autograded(dest, folder, InstructorFiles(course / "source" / ASSIGNMENT, []), [], prepared.files,

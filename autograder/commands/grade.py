@@ -165,7 +165,7 @@ def print_summary(summary, assignment: str, err, stale: int = 0) -> None:
     each = f" ({1000 * summary.seconds / done:.1f} ms each)" if done else ""
     limits = ", ".join(f"{k} {v}" for k, v in sorted(summary.limits.items())) or "none"
     errors = f", NOT GRADED {summary.errors} (internal errors)" if summary.errors else ""
-    refused = f"refused {summary.refused} (not a student's own folder), " if summary.refused else ""
+    refused = f"refused {summary.refused} (not a student's own folder, or no usable time), " if summary.refused else ""
     print(visible(f"{assignment}: graded {summary.graded}, failed {summary.unreadable} (unreadable){errors}, "
                   f"skipped {summary.skipped} (already graded), {refused}limits hit: {limits}; "
                   f"{summary.seconds:.1f} s{each}"))

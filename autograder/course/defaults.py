@@ -1,7 +1,8 @@
 """The framework's nbgrader settings: the defaults of every course that uses it.
 
 They keep the hidden tests out of students' feedback, head it with the score table, say how a grade cell runs
-and is scored, and send the formgrader's Autograde button through the sandbox. This is their one home.
+and is scored, send the formgrader's Autograde button through the sandbox, and date what `nbgrader collect`
+collects by the exchange's clock. This is their one home.
 
 How they reach nbgrader: the package installs `jupyter-config/nbgrader_config.py` as
 `{sys.prefix}/etc/jupyter/nbgrader_config.py`, a file that only applies `framework_defaults()`. nbgrader reads
@@ -88,6 +89,10 @@ def framework_defaults() -> Config:
     # allow in 15 days. An assignment open longer wants fewer (docs, "What the feedback reveals").
     c.AutograderWatch.attempts = 3
     c.AutograderWatch.window_hours = 24
+
+    # `nbgrader collect` and the formgrader's Collect button date a submission by the exchange's clock (the latest
+    # change time of the student's inbound folder and of what it holds), never by the student's timestamp.txt.
+    c.ExchangeFactory.collect = "autograder.collect.exchange_collect.ExchangeTimeCollect"
 
     # Late work: the late-penalty plugin every grading path asks (ours, nbgrader's `autograde` and its
     # formgrader), and the course's rules (`autograder.deadlines.rules`). By default no rule: full credit whenever

@@ -121,17 +121,18 @@ def _size(limit: int) -> str:
 
 @dataclass
 class Timestamp:
-    """A submission's `timestamp.txt`: its time (None when there is none or it was not usable) and, when it
-    was not usable, why."""
+    """A submission's `timestamp.txt`: its time (None when there is no file or it is not usable) and, when it
+    is not usable, why (without the file's name)."""
 
     time: datetime | None = None
     problem: str | None = None
-    found: bool = True  # there is a timestamp.txt (an empty one means none, as in nbgrader)
+    found: bool = True  # there is a timestamp.txt
 
 
 def read_timestamp(folder: Path) -> Timestamp:
-    """nbgrader's reading of `timestamp.txt` (`CourseDirectory.get_existing_timestamp`: stripped, empty
-    means none, `parse_utc`), bounded; a file that is not a usable date is reported instead of raising."""
+    """nbgrader's reading of `timestamp.txt` (`CourseDirectory.get_existing_timestamp`: stripped, `parse_utc`),
+    bounded; a file that is not a usable date is reported instead of raising. An empty file is not usable (nbgrader
+    takes it for no time: on time, whatever the due date)."""
     from nbgrader.utils import parse_utc
 
     path = folder / TIMESTAMP_FILE
@@ -142,19 +143,31 @@ def read_timestamp(folder: Path) -> Timestamp:
     try:
         text = read_bytes(path, MAX_TIMESTAMP_BYTES).decode("utf-8").strip()
     except UnsafeFile as exc:
-        return Timestamp(problem=f"{exc}; graded without a submission time")
+        return Timestamp(problem=str(exc).removeprefix(f"{TIMESTAMP_FILE}: "))
     except UnicodeDecodeError:
-        return Timestamp(problem=f"{TIMESTAMP_FILE}: not UTF-8 text; graded without a submission time")
+        return Timestamp(problem="not UTF-8 text")
     if not text:
-        return Timestamp()
+        return Timestamp(problem="empty")
     try:
         time = parse_utc(text)
         if not TIMESTAMP_YEARS[0] <= time.year <= TIMESTAMP_YEARS[1]:
             raise ValueError("out of range")
     except Exception:  # dateutil raises ValueError, OverflowError, TypeError... for what it cannot read
-        return Timestamp(problem=f"{TIMESTAMP_FILE}: {shown(text[:40])} is not a date between "
-                                 f"{TIMESTAMP_YEARS[0]} and {TIMESTAMP_YEARS[1]}; graded without a submission time")
+        return Timestamp(problem=f"{shown(text[:40])} is not a date between {TIMESTAMP_YEARS[0]} and "
+                                 f"{TIMESTAMP_YEARS[1]}")
     return Timestamp(time)
+
+
+def time_refusal(folder: Path, stamp: Timestamp | None = None) -> str | None:
+    """Why the submission in `folder` (`submitted/<student>/<assignment>`; `stamp`, its `timestamp.txt` if read
+    already) is not graded for want of a usable time, one line naming the student and the file, or None: a usable
+    time, or no `timestamp.txt` at all (an LMS archive that carries no time, graded without one). An unusable
+    time is never taken for "on time", and what was graded before stays as it was."""
+    problem = (stamp or read_timestamp(folder)).problem
+    if problem is None:
+        return None
+    return (f"{folder.parent.name}: {Path(*folder.parts[-3:]) / TIMESTAMP_FILE}: {problem}; no usable submission "
+            "time (collect the submission again)")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from autograder.course.submitted import (
     list_files,
     read_bytes,
     read_timestamp,
+    time_refusal,
 )
 from autograder.grading.model import (
     CellJob,
@@ -45,6 +46,7 @@ class Prepared:
     notebooks: dict[str, dict[str, Any]] = field(default_factory=dict)
     timestamp: str | None = None
     unreadable: str | None = None
+    refused: str | None = None  # not graded at all (its time is not usable): why, one line
     files: list[tuple[Path, int]] = field(default_factory=list)  # the student's other files, copied as listed
     ignored: list[str] = field(default_factory=list)  # what in the folder was left out or not used, and why
 
@@ -53,11 +55,14 @@ def prepare(settings: CourseSettings, sources: list[SourceNotebook], modules: di
             student: str, preload: list[str] = ()) -> Prepared:
     folder = settings.path("submitted", student, assignment)
     stamp = read_timestamp(folder)
+    refused = time_refusal(folder, stamp)
+    if refused:  # the grader that starts the class refuses it first; this one changed since, or came another way
+        return Prepared(student, None, refused=refused)
     listing = list_files(folder, list(settings.coursedir.ignore) + ["*.ipynb"])
-    if stamp.found and not stamp.problem:  # an unusable one is not copied: the autograded folder has none
+    if stamp.found:
         listing.files.append((Path(TIMESTAMP_FILE), MAX_TIMESTAMP_BYTES))
     prepared = Prepared(student, None, timestamp=stamp.time.isoformat() if stamp.time else None,
-                        files=listing.files, ignored=[stamp.problem] * bool(stamp.problem) + listing.left_out)
+                        files=listing.files, ignored=listing.left_out)
     jobs = []
     for source in sources:
         path = folder / f"{source.name}.ipynb"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from autograder.course.settings import CourseSettings
-from autograder.course.submitted import folder_problem, read_timestamp
+from autograder.course.submitted import folder_problem, read_timestamp, time_refusal
 from autograder.grading.assignment import check_graders
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import Outcome, SourceNotebook, SubmissionResult
@@ -46,7 +46,7 @@ class Summary:
     graded: int = 0
     unreadable: int = 0
     skipped: int = 0
-    refused: int = 0  # folders that are not a student's own (a link, not a plain id): never read
+    refused: int = 0  # folders not a student's own (a link, not a plain id), or without a usable time: not graded
     errors: int = 0  # not graded because of a fault in the grader itself (left as they were)
     limits: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
@@ -128,6 +128,10 @@ class ClassRun:
                and len(self.pending) < IN_HAND_PER_WORKER * self.jobs):
             prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
                                self.preload)
+            if prepared.refused:
+                self.summary.refused += 1
+                self.summary.problems.append(f"not graded: {prepared.refused}")
+                continue
             if prepared.job is None:
                 self.unreadable.append(prepared)
                 continue
@@ -151,7 +155,8 @@ def start_class(settings: CourseSettings, assignment: str, sources: list[SourceN
     todo = []
     submitted = settings.path("submitted", ".", ".")
     for student in students:
-        refused = folder_problem(submitted, student, assignment)
+        refused = folder_problem(submitted, student, assignment) or time_refusal(
+            settings.path("submitted", student, assignment))
         if refused:
             run.summary.refused += 1
             run.summary.problems.append(f"not graded: {refused}")

@@ -102,10 +102,7 @@ class Exchange:
     def parse(self, name: str, assignments: tuple[str, ...], check_owner: bool) -> Entry | None:
         """The submission `name` stands for; None for another assignment's; `Uncollectable` for a name or a
         folder that is not a student's submission."""
-        parts = name.split("+")
-        if len(parts) not in (3, 4) or (len(parts) == 4 and not RANDOM_SUFFIX.fullmatch(parts[3])):
-            raise Uncollectable(f"{shown(name[:120])}: not a submission's name (student+assignment+time)")
-        student, assignment, stamp = parts[:3]
+        student, assignment, stamp = name_parts(name)
         if assignment not in assignments:
             return None
         if not valid_student_id(student):
@@ -208,6 +205,15 @@ class Exchange:
             Path(temporary).unlink(missing_ok=True)
             raise
         return path
+
+
+def name_parts(name: str) -> tuple[str, str, str]:
+    """(student, assignment, time as written) of an entry's name in `inbound/`, as `nbgrader submit` makes it
+    (`student+assignment+time`, then an optional random suffix); `Uncollectable` for any other shape."""
+    parts = name.split("+")
+    if len(parts) not in (3, 4) or (len(parts) == 4 and not RANDOM_SUFFIX.fullmatch(parts[3])):
+        raise Uncollectable(f"{shown(name[:120])}: not a submission's name (student+assignment+time)")
+    return parts[0], parts[1], parts[2]
 
 
 def _utc(ns: int) -> datetime:

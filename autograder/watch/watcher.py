@@ -191,6 +191,9 @@ class Watcher:
         except AssemblyError as exc:  # the instructor's notebook, not the student's: no attempt, tried again later
             self.ungraded.fail(entry, f"the grader could not assemble this submission: {exc}")
             return 0
+        if prepared.refused:  # its timestamp.txt, written by the collect above, changed since: collected again later
+            self.ungraded.fail(entry, prepared.refused)
+            return 0
         return self.submit(InFlight(entry, got, prepared, started, practice=practice))
 
     def late_outcome(self, entry: Entry) -> "LateOutcome | None":
@@ -314,6 +317,9 @@ class Watcher:
             prepared = self.prepared(best.student, assignment)
         except AssemblyError as exc:
             self.log(visible(f"cannot keep {best.student}'s best attempt: {exc}"))
+            return
+        if prepared.refused:
+            self.log(visible(f"cannot keep {best.student}'s best attempt: {prepared.refused}"))
             return
         self.submit(InFlight(entry, None, prepared, time.monotonic()))
 

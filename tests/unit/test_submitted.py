@@ -17,6 +17,7 @@ from autograder.course.submitted import (
     read_bytes_beneath,
     read_timestamp,
     shown,
+    time_refusal,
     valid_student_id,
 )
 
@@ -74,7 +75,7 @@ def test_beneath_a_folder_no_part_of_the_path_may_be_a_link_nor_the_file_hard_li
 
 
 def stamped(folder: Path, content: bytes) -> Path:
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "timestamp.txt").write_bytes(content)
     return folder
 
@@ -82,7 +83,7 @@ def stamped(folder: Path, content: bytes) -> Path:
 def test_a_timestamp_is_read_as_nbgrader_reads_it(tmp_path):
     assert read_timestamp(tmp_path).found is False
     empty = read_timestamp(stamped(tmp_path, b"  \n"))
-    assert empty.found and empty.time is None and empty.problem is None  # empty means none, as in nbgrader
+    assert empty.found and empty.time is None and empty.problem == "empty"  # nbgrader's "no time": on time
     assert read_timestamp(stamped(tmp_path, b"2025-03-02 14:30:15.123456 UTC\n")).time == \
         datetime(2025, 3, 2, 14, 30, 15, 123456)
 
@@ -93,11 +94,20 @@ def test_a_timestamp_is_read_as_nbgrader_reads_it(tmp_path):
     (b"9999-12-31 23:59:59", "is not a date between 1970 and 2200"),
     (b"\xff\xfe2025", "not UTF-8 text"),
     (b"2025-03-02 " + b" " * MAX_TIMESTAMP_BYTES, "larger than"),
+    (b" \n", "empty"),
 ])
 def test_a_timestamp_that_is_not_usable_is_a_reason_not_an_error(tmp_path, content, problem):
-    stamp = read_timestamp(stamped(tmp_path, content))
-    assert stamp.time is None and problem in stamp.problem and "graded without a submission time" in stamp.problem
-    assert "\n" not in stamp.problem
+    folder = stamped(tmp_path / "submitted" / "ada" / "hw", content)
+    stamp = read_timestamp(folder)
+    assert stamp.time is None and problem in stamp.problem and "\n" not in stamp.problem
+    # The line `autograder grade` and the watcher give: the student, the file, the problem; not graded at all.
+    assert time_refusal(folder) == (f"ada: submitted/ada/hw/timestamp.txt: {stamp.problem}; no usable submission "
+                                    "time (collect the submission again)")
+
+
+def test_only_a_usable_time_or_none_at_all_is_graded(tmp_path):
+    assert time_refusal(tmp_path) is None  # an LMS archive that carries no time
+    assert time_refusal(stamped(tmp_path, b"2025-03-02 14:30:15.123456 UTC")) is None
 
 
 def test_a_timestamp_that_is_a_link_or_a_fifo_is_not_read(tmp_path):
