@@ -6,6 +6,7 @@ its own count ("concat_state_input: 1 / 6 points") can differ from the cell's sc
 exercise with the cell's score and says which rule made it.
 """
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +72,16 @@ def outcome(cell: Any, stopped: dict[str, str], trusted_run_failed: str, level: 
             status = "lost points"
             why = f"{judged or f'the graders gave {score:g} of {points:g}'}; the self-check passed"
     return ExerciseOutcome(grade_id, exercise, score, points, status, why, self_check, level)
+
+
+def set_by_instructor(found: ExerciseOutcome, given: Any) -> ExerciseOutcome:
+    """`found` for a cell whose score an instructor set over the graders' (`given`: its `score`, what the `graders`
+    gave and the instructor's `reason`): the heading says who set the score and why, and what the graders had
+    found (`found.why`, kept beside it)."""
+    reason = f", with this reason: {given.reason.strip()}" if given.reason.strip() else ""
+    graders = f"the graders gave {given.graders:g} of {found.points:g} ({found.why})"
+    return dataclasses.replace(found, score=float(given.score), status="set by your instructor",
+                               why=f"your instructor set this score{reason}; {graders}")
 
 
 def by_hand(cell: Any) -> ExerciseOutcome:

@@ -11,8 +11,8 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
-from autograder.deadlines.student_line import feedback_deadline_line
-from autograder.exercise_outcome import PageSummary, by_hand, outcome, score_line
+from autograder.exercise_outcome import PageSummary, by_hand, outcome, score_line, set_by_instructor
+from autograder.grades.page_grade import page_grade
 from autograder.math_markup import with_mathml
 from autograder.notebook import is_test_cell
 from autograder.verdict import TRUSTED_RUN_NOTE, is_verdict
@@ -172,9 +172,17 @@ class ScoreSummary(_FeedbackPreprocessor):
             outcomes.append(found)
             cell.outputs = [_shown_verdict(o, found.exercise) if is_verdict(o) else o for o in cell.outputs
                             if o.get("output_type") != "execute_result"]
-        penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
-        deadline = feedback_deadline_line(resources.get("nbgrader", {}), self.config)
-        resources["autograder"] = PageSummary(outcomes, penalty, deadline or "")
+        found = page_grade(resources.get("nbgrader", {}), self.config)
+        if found is None:  # nbgrader's own numbers, as GetGrades read them
+            penalty = float(resources.get("nbgrader", {}).get("late_penalty") or 0)
+            resources["autograder"] = PageSummary(outcomes, penalty)
+            return nb, resources
+        # The heading, the penalty row and the deadline line: one computation (`grades.page_grade`), of the
+        # gradebook as it is now; a cell an instructor scored says so, with their reason.
+        outcomes = [set_by_instructor(o, found.set_by_instructor[o.grade_id]) if o.grade_id in found.set_by_instructor
+                    else o for o in outcomes]
+        resources["nbgrader"]["score"] = found.score
+        resources["autograder"] = PageSummary(outcomes, found.penalty, found.line or "")
         return nb, resources
 
 

@@ -123,6 +123,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
+        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)

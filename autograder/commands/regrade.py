@@ -95,6 +95,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     assignment = args.assignment
     try:
         writer = GradebookWriter(grading.db_url, grading.course_id, config=grading.coursedir.config)
+        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     try:

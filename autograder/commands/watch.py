@@ -94,6 +94,7 @@ def run(args) -> int:
     ledger = writer = watcher = None
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
+        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
         from autograder.regrade import audit  # each round that grades is a run of the audit trail
 
         writer.audit = audit.trail("watch", settings, assignments)

@@ -1,9 +1,7 @@
-"""The line of a student's feedback page that states their deadline and the credit applied: `deadline_line`
-(the text, pure) and `feedback_deadline_line` (the same read from the gradebook for a feedback page being
-made, from nbgrader's resources). `feedback.ScoreSummary` calls the latter, once."""
+"""The line of a student's feedback page (and of My assignments) that states their deadline and the credit
+applied, in plain words: pure; `grades.page_grade` hands it the grade's own credit."""
 
 from datetime import datetime
-from typing import Any
 
 from autograder.deadlines.schedule import Credit, Outcome, show_duration
 from autograder.deadlines.student_deadline import StudentDeadline
@@ -32,38 +30,3 @@ def deadline_line(deadline: StudentDeadline, arrived: datetime | None, credit: C
     if credit.outcome is Outcome.NOT_ACCEPTED:
         return markup(text, late + ": after the last late deadline, so it is not accepted: the score does not count.")
     return markup(text, late + f": {credit.credit:.0%} of the score counts (the course's late-credit schedule).")
-
-
-def feedback_deadline_line(nbgrader: dict[str, Any], config: Any) -> Markup | None:
-    """The line for the feedback page being made (`resources["nbgrader"]`: its assignment, student and
-    gradebook), None when the assignment has no due date or the gradebook cannot be read."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.pool import NullPool
-
-    from autograder.deadlines.rules import SECTION, rules_from
-    from autograder.deadlines.schedule import DeadlineError
-    from autograder.deadlines.student_deadline import read_arrival, read_deadline
-
-    assignment, student, db_url = nbgrader.get("assignment"), nbgrader.get("student"), nbgrader.get("db_url")
-    if not (assignment and student and db_url):
-        return None
-    nbgrader_rule = config.get("LateSubmissionPlugin", {}).get("penalty_method")
-    try:
-        rules = rules_from({**config.get(SECTION, {}), **({"penalty_method": nbgrader_rule} if nbgrader_rule else {})})
-    except DeadlineError:
-        return None  # the grading commands refuse such settings, in one line; the page goes without this line
-    engine = create_engine(db_url, poolclass=NullPool)
-    try:
-        with engine.connect() as connection:
-            def rows(sql: str, params: dict[str, Any]) -> list[tuple]:
-                return [tuple(row) for row in connection.execute(text(sql), params).fetchall()]
-
-            deadline = read_deadline(rows, assignment, student)
-            if deadline is None:
-                return None
-            arrived = read_arrival(rows, assignment, student)
-    except Exception:  # a table of ours not made yet, a server gone: the page goes without this line
-        return None
-    finally:
-        engine.dispose()
-    return deadline_line(deadline, arrived, deadline.credit(rules, assignment, arrived) if arrived else None)

@@ -14,7 +14,6 @@ import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
-from autograder.deadlines.exception_store import awaiting_work
 from autograder.deadlines.rules import LateRules
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
 from autograder.hints import hint_text
@@ -274,25 +273,30 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
     return exercises
 
 
-def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules
-                 ) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
+def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules,
+                 config: object = None) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
+    from autograder.grades.settle import GradeRules
+    from autograder.lms.outbox import SessionSql
+
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
+    # Each total as every surface computes it (`grades.arithmetic`: after the late penalty); an extension granted
+    # before anything was handed in is not a submission.
+    grades = GradeRules(rules, config).grades(SessionSql(gradebook.db).rows, assignment)
     submissions, manual = [], []
-    # An extension granted before anything was handed in is not a submission.
-    records = [r for r in gradebook.assignment_submissions(assignment) if not awaiting_work(r)]
-    for record in records:
-        scores = {labels[(notebook.name, grade.name)]: float(grade.score)
-                  for notebook in record.notebooks for grade in notebook.grades
-                  if (notebook.name, grade.name) in labels}
+    for record in gradebook.assignment_submissions(assignment):
+        grade = grades.get(record.student_id)
+        if grade is None:
+            continue
+        scores = {labels[(cell.notebook, cell.cell)]: cell.score for cell in grade.facts.cells
+                  if (cell.notebook, cell.cell) in labels}
         answers = [comment.auto_comment for notebook in record.notebooks for comment in notebook.comments]
         blank = bool(answers) and all(text == NO_RESPONSE for text in answers)
-        submissions.append(Submission(record.student_id, float(record.score), scores, blank=blank))
-        manual += [ManualCell(record.student_id, labels.get((notebook.name, grade.name), grade.name), notebook.id)
-                   for notebook in record.notebooks for grade in notebook.grades if grade.needs_manual_grade]
+        submissions.append(Submission(record.student_id, grade.score, scores, blank=blank))
+        manual += [ManualCell(record.student_id, labels.get((notebook.name, g.name), g.name), notebook.id)
+                   for notebook in record.notebooks for g in notebook.grades if g.needs_manual_grade]
     return (sorted(submissions, key=lambda s: s.student),
             sorted(manual, key=lambda cell: (cell.student, cell.exercise)),
-            deadline_rows(gradebook, assignment, records, rules))
-
+            deadline_rows(grades, rules))
 
 
 def load_results(settings: CourseSettings, assignment: str) -> tuple[dict[str, SubmissionResult], list[Problem]]:
@@ -344,7 +348,7 @@ def collect(course: Path, assignment: str) -> ClassData:
         raise ReportError(str(exc)) from None
     with open_gradebook(settings) as gradebook:
         exercises = _exercises(settings, gradebook, assignment)
-        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules)
+        submissions, manual, deadlines = _submissions(gradebook, assignment, exercises, rules, settings.config)
         roster = sorted(student.id for student in gradebook.students)
         versions = _grader_versions(gradebook, assignment)
         left = _left_course(gradebook)
