@@ -117,13 +117,15 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from autograder.grades.stale_pages import mark_stale
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.writer import GradebookWriter
     from autograder.sandbox.sandbox_errors import SandboxError
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
-        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
+        # A due date or late rule changed since the last command: every grade follows, and its pages say so.
+        mark_stale(settings, writer.settle_stale(), "rederived")
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     err = Console(stderr=True, highlight=False)

@@ -33,6 +33,7 @@ def run(args) -> int:
     from autograder.cluster.executor import ClusterError
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
+    from autograder.grades.stale_pages import mark_stale
     from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.pool import sandbox_ready, start_pool, stop_pool
@@ -94,7 +95,8 @@ def run(args) -> int:
     ledger = writer = watcher = None
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)
-        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
+        # A due date or late rule changed since the last command: every grade follows, and its pages say so.
+        mark_stale(settings, writer.settle_stale(), "rederived")
         from autograder.regrade import audit  # each round that grades is a run of the audit trail
 
         writer.audit = audit.trail("watch", settings, assignments)

@@ -62,6 +62,8 @@ class Exceptions:
         # whose label changed (every assignment of theirs): settled in the commit's transaction.
         self._touched: dict[tuple[str, str], str] = {}
         self._labelled: set[str] = set()
+        # What each commit settled, with what changed it: the pages of those grades are marked out of date.
+        self.settled: list[tuple[list[Any], str]] = []
 
     # Extensions -------------------------------------------------------------------------------------
     def extend(self, assignment: str, students: list[str], reason: str, until: datetime | None = None,
@@ -183,8 +185,10 @@ class Exceptions:
         from autograder.lms.outbox import SessionSql
 
         try:
-            if settle_stale(SessionSql(self.gradebook.db), GradeRules(self.rules, self.config)):
+            changed = settle_stale(SessionSql(self.gradebook.db), GradeRules(self.rules, self.config))
+            if changed:
                 self.gradebook.db.commit()
+                self.settled.append((changed, "rederived"))
         except Exception:
             self.gradebook.db.rollback()
             raise
@@ -300,11 +304,11 @@ class Exceptions:
         try:
             self.gradebook.db.flush()
             sql, rules = SessionSql(self.gradebook.db), GradeRules(self.rules, self.config)
-            for kind in sorted(set(touched.values())):
-                settle(sql, [p for p, k in touched.items() if k == kind], kind, rules)
-            for student in sorted(labelled):
-                settle_student(sql, student, "label", rules)
+            settled = [(settle(sql, [p for p, k in touched.items() if k == kind], kind, rules), kind)
+                       for kind in sorted(set(touched.values()))]
+            settled += [(settle_student(sql, student, "label", rules), "label") for student in sorted(labelled)]
             self.gradebook.db.commit()
+            self.settled += settled
         except Exception:
             self.gradebook.db.rollback()
             raise
@@ -357,6 +361,10 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
         raise
     finally:
         gradebook.close()
+    from autograder.grades.stale_pages import mark_stale
+
+    for grades, kind in exceptions.settled:  # committed: the students' pages now say they are out of date
+        mark_stale(settings, grades, kind)
 
 
 def awaiting_work(submission: Any) -> bool:

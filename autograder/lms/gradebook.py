@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autograder.course.settings import CONFIG_FILE, SettingsError, read_course, shown_url, sqlite_path
 from autograder.grades.settle import GradeRules, settle_course
+from autograder.grades.stale_pages import mark_stale
 from autograder.migrations import MigrationError
 
 from .errors import LmsError
@@ -116,7 +117,7 @@ def open_gradebook(course: Path, must_exist: bool = True) -> Iterator:
         raise LmsError(str(exc)) from None
     try:
         try:
-            settle_course(gradebook, settings)
+            mark_stale(settings, settle_course(gradebook, settings), "rederived")
         except (SettingsError, MigrationError) as exc:
             raise LmsError(str(exc)) from None
         yield gradebook
