@@ -79,6 +79,9 @@ def handed_in(tmp_path_factory):
             time.sleep(0.05)  # past the kernel's clock tick: the newer entry has a later change time
             hand_in(liar, inbound, staged, CLAIMED, "new")
             after = time.time_ns()
+            # Entries that are not a student's folder: a name that would climb out of submitted/, a link.
+            shutil.copytree(staged, inbound / f"..+{ASSIGNMENT}+2020-01-01 00:00:00.000000 UTC")
+            (inbound / f"mallory+{ASSIGNMENT}+2020-01-01 00:00:00.000000 UTC").symlink_to(staged)
             submit(course, "whenever")
             (course / "submitted" / "whenever" / ASSIGNMENT / "timestamp.txt").write_text("whenever")
             yield scratch, course, {"late": late.name, "liar": liar.name}, before, after
@@ -121,6 +124,10 @@ def test_nbgrader_collect_then_autograder_grade(handed_in, tmp_path):
     shutil.copytree(base, course)
     done = nbgrader(course, "collect", ASSIGNMENT)
     assert "cheating" not in done.stderr, done.stderr  # each entry is its own student's, by its OS owner
+    assert "Traceback" not in done.stderr and "not a valid student id" in done.stderr, done.stderr
+    assert "'mallory+" in done.stderr and ": not a folder" in done.stderr
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == sorted([*who.values(), "whenever"])
+    assert not (course / ASSIGNMENT).exists()
     check_collected(course, who, before, after)
     run = grade(course)
     assert run.returncode == 0, run.stderr
