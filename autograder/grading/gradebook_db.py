@@ -1,5 +1,5 @@
 """The gradebook as the writer and the audit trail reach it: a DB-API connection with the SQL dialect details
-they need, and nbgrader's score of a set of grade rows written once in SQL."""
+they need (a grade's arithmetic is `grades.arithmetic`'s)."""
 
 import os
 import re
@@ -14,14 +14,6 @@ from autograder.migrations import MigrationError, upgrade
 class GradebookError(Exception):
     """The gradebook cannot be used (locked, unreadable); a one-line message."""
 
-
-# nbgrader's `Grade.score` summed over the grade rows `g` of a query (`SubmittedNotebook.score`, and over a
-# submission's notebooks `SubmittedAssignment.score`): per grade, the manual score if any, else the auto score,
-# plus extra credit (before any late penalty).
-GRADES_TOTAL = """COALESCE(SUM(CASE
-    WHEN g.manual_score IS NOT NULL THEN g.manual_score + COALESCE(g.extra_credit, 0.0)
-    WHEN g.auto_score IS NOT NULL THEN g.auto_score + COALESCE(g.extra_credit, 0.0)
-    ELSE 0.0 END), 0.0)"""
 
 # Where SQLite's Interval values are counted from (see `read_interval`).
 _EPOCH = datetime(1970, 1, 1)

@@ -73,8 +73,8 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
     from sqlalchemy import create_engine, text
     from sqlalchemy.pool import NullPool
 
-    from autograder.deadlines.exception_store import LABEL_TABLE
     from autograder.deadlines.student_deadline import read_deadline
+    from autograder.deadlines.tables import LABEL_TABLE
     from autograder.lms.outbox import counted_scores
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER

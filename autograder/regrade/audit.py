@@ -25,8 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autograder.grading.gradebook_db import GRADES_TOTAL
-
 RUN_TABLE = "autograder_grading_run"
 SCORE_TABLE = "autograder_grading_score"
 KINDS = ("grade", "watch", "regrade")
@@ -202,14 +200,19 @@ class AuditTrail:
 
 
 def _totals(db: Any, submissions: list[str]) -> dict[str, float]:
+    """Each submission's raw score (`grades.arithmetic.cell_score` summed: nbgrader's `SubmittedAssignment.score`)."""
+    from autograder.grades.arithmetic import cell_score
+
     if not submissions:
         return {}
     names = {f"s{i}": submission for i, submission in enumerate(submissions)}
     listed = ", ".join(":" + name for name in names)
-    rows = db.rows(f"SELECT sn.assignment_id, {GRADES_TOTAL} FROM submitted_notebook sn "
-                   f"JOIN grade g ON g.notebook_id = sn.id WHERE sn.assignment_id IN ({listed}) "
-                   "GROUP BY sn.assignment_id", names)
-    return {submission: float(total) for submission, total in rows}
+    totals = dict.fromkeys(submissions, 0.0)
+    for submission, auto, manual, extra in db.rows(
+            "SELECT sn.assignment_id, g.auto_score, g.manual_score, g.extra_credit FROM submitted_notebook sn "
+            f"JOIN grade g ON g.notebook_id = sn.id WHERE sn.assignment_id IN ({listed})", names):
+        totals[submission] += cell_score(auto, manual, extra)
+    return totals
 
 
 # Reading ----------------------------------------------------------------------------------------------

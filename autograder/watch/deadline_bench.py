@@ -29,7 +29,6 @@ from pathlib import Path
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
 from autograder.devtools.repo import new_course
-from autograder.grading.gradebook_db import GRADES_TOTAL
 from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER, WatchStatus
 
 ASSIGNMENT = "hidden_state_activation"
@@ -268,12 +267,15 @@ def _ledger(course: Path) -> dict[str, str]:
 def _totals(course: Path) -> dict[str, float]:
     import sqlite3
 
+    from autograder.grades.arithmetic import cell_score
+
+    totals: dict[str, float] = {}
     with sqlite3.connect(course / "gradebook.db") as db:
-        rows = db.execute(
-            f"SELECT s.student_id, {GRADES_TOTAL} FROM submitted_assignment s "
-            "JOIN submitted_notebook n ON n.assignment_id = s.id JOIN grade g ON g.notebook_id = n.id "
-            "GROUP BY s.student_id").fetchall()
-    return {student: round(total, 6) for student, total in rows}
+        for student, auto, manual, extra in db.execute(
+                "SELECT s.student_id, g.auto_score, g.manual_score, g.extra_credit FROM submitted_assignment s "
+                "JOIN submitted_notebook n ON n.assignment_id = s.id JOIN grade g ON g.notebook_id = n.id"):
+            totals[student] = totals.get(student, 0.0) + cell_score(auto, manual, extra)
+    return {student: round(total, 6) for student, total in totals.items()}
 
 
 def _watcher_times(log: Path) -> list[tuple[str, float, float]]:
