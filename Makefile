@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms bench-similarity lint clean
+.PHONY: install system-deps test test-fast mutate docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms bench-similarity lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -65,6 +65,17 @@ node_modules/.installed: package.json package-lock.json
 # The unit tests alone, in seconds: no nbgrader run, no sandbox, no database server.
 test-fast: install
 	$(BIN)/python -m pytest -q tests/unit
+
+# Mutation testing of the grade arithmetic (issue 39): mutmut mutates deadlines/, grading/scoring.py and
+# grades/arithmetic.py ([tool.mutmut] in pyproject.toml) one change at a time, in a copy of the package in mutants/,
+# and runs their unit tests on each; then the share of mutants killed, per module, and a failure below
+# MUTATE_TARGET percent. Not part of `make test`: about 15 CPU-minutes, at the lowest priority. Each run starts
+# from a fresh copy (mutmut keeps unmutated files it copied before, which would go stale).
+MUTATE_TARGET ?= 90
+mutate: install
+	rm -rf mutants
+	nice -n 19 $(BIN)/mutmut run
+	$(BIN)/python -m autograder.devtools.mutation_rates --target $(MUTATE_TARGET)
 
 # The documentation site, from docs/ into build/docs/ (open build/docs/index.html): any warning fails the build, and
 # -n reports every reference that points nowhere, a broken link between pages included. `make test` builds it too
