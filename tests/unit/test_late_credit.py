@@ -501,3 +501,36 @@ def test_later_work_never_earns_more(due, first, second, extension, schedule, st
     assert a.credit >= b.credit and a.late_by <= b.late_by and a.due == b.due
     assert (a.outcome is Outcome.ON_TIME) == (a.late_by <= schedule.grace)
     assert 0 <= penalty(score, b) <= score and penalty(score, b) == pytest.approx(score * (1 - b.credit), abs=1e-6)
+
+
+def test_the_feedback_line_in_every_case():
+    """Each outcome's words, a label's extra time only where it moved the date, an extension's always, and the
+    line cut short without an arrival or a credit."""
+    from autograder.deadlines.student_deadline import StudentDeadline
+    from autograder.deadlines.student_line import deadline_line as line
+
+    def words(*args) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", line(*args)))
+
+    rules = rules_from({"schedule": [["1h", 0.25]], "after": "not-accepted",
+                        "labels": {"sport": {"stretch": 2}, "extra-time": {"extra": "2h"}}})
+    plain = StudentDeadline(DUE, None, None)
+    late = DUE + timedelta(minutes=30)
+    assert words(plain, late, plain.credit(rules, "hw", late)) == (
+        "Due for you: 2026-03-02 23:59:00 UTC. Handed in: 2026-03-03 00:29:00 UTC, 30m late: 25% of the score "
+        "counts (the course's late-credit schedule).")
+    gone = DUE + timedelta(hours=1, seconds=1)
+    assert words(plain, gone, plain.credit(rules, "hw", gone)) == (
+        "Due for you: 2026-03-02 23:59:00 UTC. Handed in: 2026-03-03 00:59:01 UTC, 1h1s late: after the last late "
+        "deadline, so it is not accepted: the score does not count.")
+    stretched = StudentDeadline(DUE, None, "sport")  # a label without extra time leaves the due date alone
+    assert words(stretched, late, stretched.credit(rules, "hw", late)).startswith(
+        "Due for you: 2026-03-02 23:59:00 UTC. Handed in")
+    extra = StudentDeadline(DUE, None, "extra-time")
+    assert words(extra, None, extra.credit(rules, "hw", DUE)) == (
+        "Due for you: 2026-03-03 01:59:00 UTC (2h of extra time, label extra-time).")
+    assert words(extra, DUE, None) == "Due for you: 2026-03-02 23:59:00 UTC."
+    extended = StudentDeadline(DUE, timedelta(hours=5), "extra-time")  # the extension replaces the label's time
+    assert words(extended, DUE, extended.credit(rules, "hw", DUE)) == (
+        "Due for you: 2026-03-03 04:59:00 UTC (an extension of 5h). Handed in: 2026-03-02 23:59:00 UTC, on time: "
+        "full credit.")
