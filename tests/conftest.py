@@ -47,6 +47,7 @@ SLOWEST_FIRST = (
     "tests/test_course_on_databases.py",
     "tests/test_gradebook_writer.py",
     "tests/test_docs.py",
+    "tests/test_one_grade.py",  # every surface read again after each of some 50 instructor actions
     "tests/test_hostile_property.py",
     "tests/test_oracle.py",
     "tests/test_callplan.py",
