@@ -23,7 +23,8 @@ IDENTITY = "autograder_lms_identity"
 PREVIOUS_TABLES = (*AUDIT_TABLES, IDENTITY)  # what the release before migrations made
 DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "autograder_exception_event")  # 0002
 OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0004 (and the identity table's lms_status)
-OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES)
+SETTLED_TABLES = ("autograder_settled_grade",)  # 0005
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.

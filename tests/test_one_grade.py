@@ -45,9 +45,6 @@ from tests.grading_course import ASSIGNMENT, grade, make_course, submit
 from tests.regrading import cli
 from tests.test_gradebook_writer import stamp
 
-ISSUE = ("issue 39: a feedback page made before a change is neither remade nor marked out of date when only its "
-         "explanation changed (after the last step: practice -> not accepted, by a schedule edited in "
-         "nbgrader_config.py; the counted 0 stays 0)")
 DUE = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 GRACE = timedelta(minutes=10)
 LABEL = "extra-time"
@@ -572,7 +569,6 @@ class OneGrade(RuleBasedStateMachine):
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-@pytest.mark.xfail(strict=True, reason=ISSUE)
 def test_any_sequence_of_instructor_actions_leaves_one_grade_everywhere(graded):
     # About 7 CPU-seconds an example. No shrinking (each try would copy and read a course again): the failure
     # lists the actions that led to it.

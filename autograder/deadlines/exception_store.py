@@ -186,9 +186,8 @@ class Exceptions:
 
         try:
             changed = settle_stale(SessionSql(self.gradebook.db), GradeRules(self.rules, self.config))
-            if changed:
-                self.gradebook.db.commit()
-                self.settled.append((changed, "rederived"))
+            self.gradebook.db.commit()
+            self.settled.append((changed, "rederived"))
         except Exception:
             self.gradebook.db.rollback()
             raise

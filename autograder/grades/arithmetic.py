@@ -121,6 +121,19 @@ class Grade:
         return self.credit is None or self.credit.counts
 
     @property
+    def statement(self) -> str:
+        """Everything a page or an LMS says of this grade, as one line: the numbers, and the deadline and credit
+        that explain them. Two grades that read the same to a student have the same statement."""
+        credit = self.credit
+        said = [f"{self.raw:.6f}", f"{self.penalty:.6f}", f"{self.max_score:.6f}"]
+        if credit is not None:
+            said += [credit.outcome.value, f"{credit.credit:.6f}", credit.due.isoformat(),
+                     str(int(credit.late_by.total_seconds()))]
+        elif self.facts.deadline is not None:
+            said += [self.facts.deadline.due.isoformat(), str(self.facts.deadline.extension)]
+        return " ".join(said)
+
+    @property
     def stale(self) -> bool:
         """Whether the gradebook's stored penalties differ from these (a change not yet applied)."""
         stored = self.facts.stored_penalties

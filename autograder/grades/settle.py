@@ -7,6 +7,7 @@ penalty of every submission it touches is derived again by `arithmetic`, and its
 parameters, in the caller's open transaction. Nothing here commits.
 """
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from autograder.deadlines.rules import LateRules
+from autograder.deadlines.tables import SETTLED_TABLE
 from autograder.grades.arithmetic import Grade, PenaltyRule, grade_of
 from autograder.grades.facts import assignment_names, read_facts
 
@@ -69,20 +71,40 @@ class GradeRules:
 
 
 def settle(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules: GradeRules) -> list[Grade]:
-    """Derive again the stored late penalties of each (assignment, student) in `pairs` and queue their counted
-    scores for the LMS when they changed (`origin`: what changed them, as the outbox records it). The grades."""
+    """Derive again the stored late penalties of each (assignment, student) in `pairs`, record what each grade
+    says now, and queue their counted scores for the LMS when they changed (`origin`: what changed them, as the
+    outbox records it). The grades."""
+    return [grade for grade, _ in _settle(sql, pairs, origin, grade_rules)]
+
+
+def _settle(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules: GradeRules,
+            changed_only: bool = False) -> list[tuple[Grade, bool]]:
+    """`settle`, each grade with whether it says something else than when it was last settled (a penalty stored
+    that its facts no longer give, or a statement recorded that differs; a first statement is not a change).
+    `changed_only`: the LMS is told of the changed ones only (the others were queued when they were made)."""
     from autograder.lms.outbox import record_changes
 
     by_assignment: dict[str, set[str]] = {}
     for assignment, student in pairs:
         by_assignment.setdefault(assignment, set()).add(student)
-    settled: list[Grade] = []
+    settled: list[tuple[Grade, bool]] = []
     for assignment, students in sorted(by_assignment.items()):
-        for grade in grade_rules.grades(sql.rows, assignment, students).values():
+        said = dict(sql.rows(f"SELECT student_id, statement FROM {SETTLED_TABLE} WHERE assignment = :a",
+                             {"a": assignment}))
+        renewed = []
+        for student, grade in sorted(grade_rules.grades(sql.rows, assignment, students).items()):
             if grade.stale:
                 store_penalties(sql, grade)
-            settled.append(grade)
-    record_changes(sql, [(g.facts.assignment, g.facts.student) for g in settled], origin)
+            digest = hashlib.sha256(grade.statement.encode()).hexdigest()
+            if said.get(student) != digest:
+                renewed.append({"a": assignment, "s": student, "d": digest})
+            settled.append((grade, grade.stale or said.get(student, digest) != digest))
+        if renewed:
+            sql.write(f"DELETE FROM {SETTLED_TABLE} WHERE assignment = :a AND student_id = :s",
+                      [{"a": r["a"], "s": r["s"]} for r in renewed])
+            sql.write(f"INSERT INTO {SETTLED_TABLE} (assignment, student_id, statement) VALUES (:a, :s, :d)", renewed)
+    record_changes(sql, [(g.facts.assignment, g.facts.student) for g, changed in settled
+                         if changed or not changed_only], origin)
     return settled
 
 
@@ -104,27 +126,26 @@ def settle_student(sql: Any, student: str, origin: str, grade_rules: GradeRules)
 
 
 def settle_stale(sql: Any, grade_rules: GradeRules) -> list[Grade]:
-    """Every submission whose stored late penalties its facts no longer give, settled: a change made where no
+    """Every grade that says something else than when it was last settled, settled: a change made where no
     command of ours could settle it (a due date moved with `nbgrader db assignment add --duedate`, the late rules
     edited in `nbgrader_config.py`, a score typed in the formgrader). Run by each command that opens the course's
-    gradebook, in its transaction; the grades that changed."""
-    stale = [grade for assignment in assignment_names(sql.rows)
-             for grade in grade_rules.grades(sql.rows, assignment).values() if grade.stale]
-    return [g for g in settle(sql, [(g.facts.assignment, g.facts.student) for g in stale], "rederived", grade_rules)]
+    gradebook, in its transaction; the grades that changed (their pages are out of date)."""
+    pairs = [(assignment, student) for assignment in assignment_names(sql.rows)
+             for student in grade_rules.grades(sql.rows, assignment)]
+    return [grade for grade, changed in _settle(sql, pairs, "rederived", grade_rules, changed_only=True) if changed]
 
 
 def settle_course(gradebook: Any, settings: Any) -> list[Grade]:
     """`settle_stale` on a course's gradebook opened with nbgrader's `Gradebook` (`settings`: its
     `CourseSettings`), committed: what a command that reads the grades runs first, so that what it reads is
-    what the facts give now. Writes nothing when nothing is stale."""
+    what the facts give now."""
     from autograder.lms.outbox import SessionSql
     from autograder.migrations import upgrade
 
     upgrade(gradebook.engine)  # the outbox's table, where a settled change is queued
     try:
         changed = settle_stale(SessionSql(gradebook.db), GradeRules(settings.late_rules, settings.config))
-        if changed:
-            gradebook.db.commit()
+        gradebook.db.commit()  # also the first statement of each grade, when this gradebook has none yet
     except BaseException:
         gradebook.db.rollback()
         raise
