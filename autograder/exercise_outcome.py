@@ -78,8 +78,8 @@ def set_by_instructor(found: ExerciseOutcome, given: Any) -> ExerciseOutcome:
     """`found` for a cell whose score an instructor set over the graders' (`given`: its `score`, what the `graders`
     gave and the instructor's `reason`): the heading says who set the score and why, and what the graders had
     found (`found.why`, kept beside it)."""
-    reason = f", with this reason: {given.reason.strip()}" if given.reason.strip() else ""
-    graders = f"the graders gave {given.graders:g} of {found.points:g} ({found.why})"
+    reason = f" (their reason: \u201c{given.reason.strip()}\u201d)" if given.reason.strip() else ""
+    graders = f"without it the cell would score {given.graders:g} of {found.points:g}: {found.why}"
     return dataclasses.replace(found, score=float(given.score), status="set by your instructor",
                                why=f"your instructor set this score{reason}; {graders}")
 

@@ -2,12 +2,13 @@
 and verdicts whose numbers never break across lines (autograder/feedback_template draws them)."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from autograder.devtools.repo import ROOT
-from autograder.exercise_outcome import outcome
+from autograder.exercise_outcome import outcome, set_by_instructor
 from autograder.feedback import (
     STOPPED_KINDS,
     TRUSTED_RUN_FAILED,
@@ -92,6 +93,19 @@ def test_each_exercise_is_headed_by_the_cells_real_score_and_why(outputs, score,
     found = outcome(grade_cell(outputs, score), STOPPED_KINDS, TRUSTED_RUN_FAILED)
     assert (found.score, found.status, found.why) == (score, status, why)
     assert found.heading == f"concat_weights: {score:g} / 6 points"
+
+
+def test_a_score_the_instructor_set_says_so_with_their_reason_beside_the_graders_result():
+    graded = outcome(grade_cell([verdict_output(VERDICT.format(1)), self_check_failed()], 0), STOPPED_KINDS,
+                     TRUSTED_RUN_FAILED)
+    given = SimpleNamespace(score=4.0, graders=0.0, reason="  dispute settled  ")
+    found = set_by_instructor(graded, given)
+    assert (found.score, found.status, found.heading) == (4.0, "set by your instructor", "concat_weights: 4 / 6 points")
+    assert found.why == ("your instructor set this score (their reason: \u201cdispute settled\u201d); without it the "
+                         "cell would score 0 of 6: the graders gave 1, the self-check failed, so the cell scores 0, "
+                         "as nbgrader rules")
+    unexplained = set_by_instructor(graded, SimpleNamespace(score=6.0, graders=0.0, reason=""))
+    assert unexplained.why.startswith("your instructor set this score; without it") and unexplained.full
 
 
 def test_the_summary_drops_the_verdicts_own_count_and_keeps_its_numbers_whole():
