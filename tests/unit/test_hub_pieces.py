@@ -9,7 +9,7 @@ from traitlets.config import Config
 
 from autograder.hub.course_config import add_course, add_idle_culler
 from autograder.hub.hub_course import HubCourse, HubCourseError
-from autograder.hub.os_accounts import AccountError, check_name, course_group_name, ensure_user
+from autograder.hub.os_accounts import HUB_MARK, AccountError, check_name, course_group_name, ensure_user
 from autograder.hub.services import IDLE_CULLER, IDLE_TIMEOUT_SECONDS
 from autograder.hub.user_config import write_user_config
 
@@ -29,6 +29,37 @@ def test_anything_else_is_refused_before_any_account_is_made(name: str) -> None:
 def test_a_system_account_is_never_taken_over() -> None:
     with pytest.raises(AccountError, match="existing OS account that the hub did not make"):
         ensure_user("root")
+
+
+@pytest.fixture
+def colleague():
+    """An ordinary login of this machine (uid 1000 or more) the hub did not make, who has set their room (the
+    comment's second field, which chfn lets any user change) to the hub's mark."""
+    import secrets
+
+    from tests.os_users import account_command
+
+    name = f"agcol{secrets.token_hex(3)}"
+    made = account_command("useradd", "--comment", "Bo Colleague", name)
+    assert made.returncode == 0, made.stderr
+    try:
+        yield name
+    finally:
+        account_command("userdel", name)
+
+
+def test_an_ordinary_account_is_never_taken_over_even_with_the_mark_in_a_field_its_user_sets(colleague) -> None:
+    import pwd
+    import subprocess
+
+    assert pwd.getpwnam(colleague).pw_uid >= 1000
+    with pytest.raises(AccountError, match="existing OS account that the hub did not make"):
+        ensure_user(colleague)
+    # chfn -r as root sets what `chfn` run by the colleague sets: the room, after the full name
+    subprocess.run(["chfn", "-r", HUB_MARK, colleague], check=True, capture_output=True)
+    assert HUB_MARK in pwd.getpwnam(colleague).pw_gecos
+    with pytest.raises(AccountError, match="existing OS account that the hub did not make"):
+        ensure_user(colleague)
 
 
 def test_a_course_group_keeps_its_name_when_posix_allows_it_else_a_stable_short_one() -> None:

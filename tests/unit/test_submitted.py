@@ -15,6 +15,7 @@ from autograder.course.submitted import (
     list_files,
     read_bytes,
     read_bytes_beneath,
+    read_dated_beneath,
     read_timestamp,
     shown,
     time_refusal,
@@ -72,6 +73,18 @@ def test_beneath_a_folder_no_part_of_the_path_may_be_a_link_nor_the_file_hard_li
     os.link(tmp_path / "real" / "a.ipynb", tmp_path / "inbound" / "b.ipynb")
     with pytest.raises(UnsafeFile, match="other hard links"):
         read_bytes_beneath(tmp_path / "inbound", Path("b.ipynb"), 100)
+
+
+def test_a_file_swapped_for_a_link_as_the_last_component_is_not_followed(tmp_path):
+    """The harder case: every folder on the way is real and the link's target is an ordinary file with one link,
+    so only O_NOFOLLOW on the last open stands between the reader and the target (dropping it reads `secret`)."""
+    (tmp_path / "secret").write_text("hidden tests")
+    (tmp_path / "inbound" / "ann" / "hw1").mkdir(parents=True)
+    (tmp_path / "inbound" / "ann" / "hw1" / "hw1.ipynb").symlink_to(tmp_path / "secret")
+    (tmp_path / "inbound" / "top.ipynb").symlink_to(tmp_path / "secret")
+    for rel in ("ann/hw1/hw1.ipynb", "top.ipynb"):
+        with pytest.raises(UnsafeFile, match="a link on the way"):
+            read_dated_beneath(tmp_path / "inbound", Path(rel), 100)
 
 
 def stamped(folder: Path, content: bytes) -> Path:
