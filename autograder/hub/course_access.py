@@ -6,14 +6,17 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.hub.hub_course import HubCourse, HubCourseError
-from autograder.hub.os_accounts import ensure_group
+from autograder.hub.hub_course import CourseRefused, HubCourse, HubCourseError
+from autograder.hub.os_accounts import AccountError, ensure_group
 
 
 def open_to_instructors(course: HubCourse) -> None:
     """The course folder and everything in it: group the instructors' OS group, group read and write, folders
     setgid (so what is made in them later keeps the group); the folder itself closed to other users."""
-    group = ensure_group(course.instructors_os_group).gr_gid
+    try:
+        group = ensure_group(course.instructors_os_group, course.folder).gr_gid
+    except AccountError as exc:
+        raise CourseRefused(str(exc)) from None
     for path in [course.folder, *course.folder.rglob("*")]:
         if path.is_symlink():
             continue

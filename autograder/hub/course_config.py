@@ -18,7 +18,7 @@ from typing import Any
 
 from autograder.hub.course_access import closed_parent, make_gradebook, open_to_instructors
 from autograder.hub.course_exchange import prepare_exchange
-from autograder.hub.hub_course import HubCourse, HubCourseError, read_hub_course
+from autograder.hub.hub_course import CourseRefused, HubCourse, HubCourseError, read_hub_course
 from autograder.hub.services import (
     idle_culler_service,
     lms_services,
@@ -59,15 +59,22 @@ def check_course(course: HubCourse, others: list[HubCourse]) -> None:
                              f"{others[0].exchange_root} (one exchange per hub: set c.Exchange.root alike)")
 
 
-def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> HubCourse:
+def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> HubCourse | None:
     """Add the course in `course_folder` to the hub configured by `c`; `state_folder` (the hub's, never inside a
-    course's tracked files) holds each user's nbgrader settings. Raises HubCourseError naming the problem."""
+    course's tracked files) holds each user's nbgrader settings. Raises HubCourseError naming the problem in the
+    course's settings. A course someone else got to first (an exchange folder or OS group the hub did not make,
+    which a student can make before the course is added) is refused alone: one line on stderr, None, and the
+    hub's other courses are added as ever."""
     course = read_hub_course(Path(course_folder))
     courses = _listed(c.CourseSpawner.courses)
     check_course(course, courses)
-    prepare_exchange(course)
-    make_gradebook(course)
-    open_to_instructors(course)
+    try:
+        prepare_exchange(course)
+        make_gradebook(course)
+        open_to_instructors(course)
+    except CourseRefused as exc:
+        print(f"autograder hub: course {course.course_id} ({course.folder}) refused: {exc}", file=sys.stderr)
+        return None
     # The LTI 1.3 login serves the hub's courses, each registered by its lms.toml [lti] (docs, "JupyterHub and
     # LTI 1.3"); a hub with another authenticator never reads this.
     c.CourseLtiAuthenticator.courses = [*_listed(c.CourseLtiAuthenticator.courses), str(course.folder)]

@@ -12,6 +12,11 @@ class HubCourseError(Exception):
     """A course folder a hub cannot run; the message names the folder and the problem."""
 
 
+class CourseRefused(HubCourseError):
+    """A course kept off the hub by what someone else made first (a group or exchange folder the hub did not
+    make): that course alone is refused, with one line, and the hub's other courses go on."""
+
+
 @dataclass(frozen=True)
 class HubCourse:
     course_id: str

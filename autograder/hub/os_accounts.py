@@ -7,10 +7,14 @@ colleague's login) is refused unless its comment field carries `HUB_MARK`, which
 
 import grp
 import hashlib
+import os
 import pwd
 import re
 import subprocess
 import time
+from pathlib import Path
+
+from autograder.identity_names import is_reserved
 
 HUB_MARK = "autograder hub user"  # the comment (GECOS) field of every account ensure_user makes
 # POSIX's portable user names as Debian's useradd takes them by default: a lowercase letter or underscore, then
@@ -39,6 +43,9 @@ def check_name(name: str) -> None:
     if not POSIX_NAME.fullmatch(name):
         raise AccountError(f"{name!r} is not a valid POSIX user name (lowercase letters, digits, '_' and '-', "
                            "starting with a letter or '_', at most 32 characters): no OS account is made for it")
+    if is_reserved(name):
+        raise AccountError(f"{name!r} is of a name the hub keeps for its course groups and services "
+                           "(identity_names.RESERVED): no OS account is made for it")
 
 
 def ensure_user(name: str) -> pwd.struct_passwd:
@@ -69,15 +76,24 @@ def course_group_name(group: str) -> str:
     return "hub-" + hashlib.sha256(group.encode()).hexdigest()[:16]
 
 
-def ensure_group(name: str) -> grp.struct_group:
-    """OS group `name`, made when missing."""
+def ensure_group(name: str, owns: Path) -> grp.struct_group:
+    """OS group `name`, the one the hub gives folder `owns` to: made when missing. An existing group is the hub's
+    only when `owns` is its already (the hub made it and gave it the folder on an earlier start) and it is no
+    account's own group; any other is refused, never adopted: a student's personal group of that name would
+    otherwise be handed the course folder."""
     try:
-        return grp.getgrnam(name)
+        found = grp.getgrnam(name)
     except KeyError:
         done = account_command("groupadd", name)
-        if done.returncode != 0 and "already exists" not in done.stderr:
+        if done.returncode != 0:
             raise AccountError(f"groupadd {name} failed: {done.stderr.strip()}") from None
         return grp.getgrnam(name)
+    users = [user.pw_name for user in pwd.getpwall() if user.pw_gid == found.gr_gid]
+    if users or os.lstat(owns).st_gid != found.gr_gid:
+        whose = f"the own group of {', '.join(users)}" if users else f"not the group of {owns}"
+        raise AccountError(f"OS group {name} exists and the hub did not make it ({whose}): the hub does not adopt "
+                           "it; remove it (groupdel) and start the hub again")
+    return found
 
 
 def set_membership(user: str, group: str, member: bool) -> None:

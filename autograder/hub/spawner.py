@@ -132,6 +132,6 @@ class CourseSpawner(LocalProcessSpawner):
         """The user's OS account, and their membership of each course's instructors' OS group made to match."""
         account = ensure_user(self.user.name)
         for course in self.courses:
-            ensure_group(course.instructors_os_group)
+            ensure_group(course.instructors_os_group, course.folder)
             set_membership(self.user.name, course.instructors_os_group, course in teaches)
         return account

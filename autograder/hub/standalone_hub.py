@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.hub.course_config import USERS_FOLDER, add_course, add_idle_culler
+from autograder.hub.hub_course import HubCourseError
 
 ADMIN_SERVICE = "autograder-hub-admin"  # the admin token's service: the tests, `make bench-hub`, the demo LMS
 PROXY_NAME = "configurable-http-proxy"
@@ -97,5 +98,6 @@ def configure(c: Any, config_file: str) -> None:
     c.JupyterHub.authenticator_class = hub.authenticator
     c.JupyterHub.services = [{"name": ADMIN_SERVICE, "api_token": read_admin_token(Path(hub.state))}]
     c.JupyterHub.load_roles = [{"name": "admin", "services": [ADMIN_SERVICE]}]
-    add_course(c, hub.course_folder, Path(hub.state))
+    if add_course(c, hub.course_folder, Path(hub.state)) is None:
+        raise HubCourseError(f"{hub.course_folder}: the hub's one course was refused (the line above says why)")
     add_idle_culler(c, hub.idle_timeout)
