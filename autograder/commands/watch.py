@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.cli import UserError, add_command
+from autograder.watch.slots import ASIDE_WORKERS
 
 
 def register(subparsers) -> None:
@@ -21,6 +22,9 @@ def register(subparsers) -> None:
     parser.add_argument("assignment", nargs="*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: the number of cores)")
+    parser.add_argument("--aside", type=int, default=ASIDE_WORKERS, metavar="N",
+                        help="spare workers for submissions started beside runs that wait or sleep in their cells "
+                             f"(using no CPU) past a few seconds (default: {ASIDE_WORKERS}; 0: none)")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="grade on the Dask cluster whose scheduler is at ADDRESS instead of local workers")
 
@@ -51,6 +55,9 @@ def run(args) -> int:
 
     if args.jobs < 1:
         raise UserError("--jobs must be at least 1")
+    if args.aside < 0:
+        raise UserError("--aside must be 0 or more")
+    aside = args.aside
     root = Path.cwd()
     try:
         settings = read_course(root, rooted=True)
@@ -82,7 +89,7 @@ def run(args) -> int:
             from autograder.cluster.executor import connect
 
             pool = connect(args.cluster, hide, list(assignments), settings.graders, settings.sandbox_level)
-            args.jobs = pool.jobs
+            args.jobs, aside = pool.jobs, 0  # the cluster's workers are its own
         else:
             pool = start_pool(args.jobs, hide, assignments[0], graders=settings.graders, level=settings.sandbox_level)
     except ClusterError as exc:
@@ -106,8 +113,9 @@ def run(args) -> int:
         level = pool.submit(sandbox_ready).result()  # nothing is watched where the sandbox would refuse
         for assignment in assignments:  # an instructor's mistake in the graders is one line, before any student
             pool.submit(check_graders, writer.source_notebooks(assignment)).result()
-        watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log)
-        workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers"
+        watcher = Watcher(settings, assignments, policy, exchange, ledger, writer, pool, args.jobs, hide, log,
+                          aside)
+        workers = f"the Dask cluster at {args.cluster}" if args.cluster else f"{args.jobs} workers, {aside} spare"
         log(f"watching {', '.join(assignments)} in {exchange.inbound} ({workers}, sandbox level {level}); "
             "Ctrl-C stops")
         if level == "bare":
@@ -116,7 +124,8 @@ def run(args) -> int:
     except (AssignmentError, GradebookError, GradingStopped, SandboxError) as exc:
         raise UserError(str(exc)) from None
     finally:
-        stop_pool(watcher.pool if watcher else pool, now=bool(watcher and watcher.abandoned))
+        for each in watcher.pools() if watcher else [pool]:
+            stop_pool(each, now=bool(watcher and watcher.abandoned))
         if writer:
             writer.close()
         if ledger:

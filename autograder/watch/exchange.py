@@ -101,7 +101,8 @@ class Exchange:
 
     def parse(self, name: str, assignments: tuple[str, ...], check_owner: bool) -> Entry | None:
         """The submission `name` stands for; None for another assignment's; `Uncollectable` for a name or a
-        folder that is not a student's submission."""
+        folder that is not a student's submission. Whose the folder is comes first: a folder named for another
+        student is refused at once, never waited for as unfinished (`watch.inbound` shares its reading by owner)."""
         student, assignment, stamp = name_parts(name)
         if assignment not in assignments:
             return None
@@ -111,19 +112,14 @@ class Exchange:
             info = os.lstat(self.inbound / name)
         except OSError as exc:
             raise Uncollectable(f"{name}: cannot be read ({exc.strerror})") from None
+        if check_owner and (owner := owner_name(info.st_uid)) != student:
+            raise Uncollectable(f"{name}: owned by {owner}, not by {student} (c.CollectApp.check_owner)")
         if not stat.S_ISDIR(info.st_mode):
             raise Uncollectable(f"{name}: not a folder")
         # `nbgrader submit` copies the files, writes timestamp.txt and submission_secret.txt, then makes
         # the folder writable by all: its last step. Before it, the folder may be half-copied.
         if not info.st_mode & stat.S_IWOTH or not os.path.lexists(self.inbound / name / SECRET_FILE):
             raise Unfinished(f"{name}: not finished by nbgrader submit", info.st_ctime)
-        if check_owner:
-            try:
-                owner = pwd.getpwuid(info.st_uid).pw_name
-            except KeyError:
-                owner = f"uid {info.st_uid}"
-            if owner != student:
-                raise Uncollectable(f"{name}: owned by {owner}, not by {student} (c.CollectApp.check_owner)")
         return Entry(name, student, assignment, *_believed_time(stamp, info.st_ctime_ns), info.st_ctime_ns)
 
     def secret(self, entry: Entry) -> str:
@@ -205,6 +201,20 @@ class Exchange:
             Path(temporary).unlink(missing_ok=True)
             raise
         return path
+
+
+_OWNERS: dict[int, str] = {}
+
+
+def owner_name(uid: int) -> str:
+    """The user name of `uid` (`uid N` for one with no name), looked up once per uid that has one: a flood of
+    folders costs no password-database reads, and an account made later (at a student's first spawn) is found."""
+    if uid not in _OWNERS:
+        try:
+            _OWNERS[uid] = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return f"uid {uid}"
+    return _OWNERS[uid]
 
 
 def name_parts(name: str) -> tuple[str, str, str]:

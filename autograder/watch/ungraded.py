@@ -107,6 +107,17 @@ class Ungraded:
     def refuse(self, name: str, why: str) -> None:
         self.refuse_all([refusal(name, why)])
 
+    def refuse_junk(self, lines: list[str]) -> None:
+        """Entries in inbound/ that are no student's submission (`watch.inbound`): said in the log (the first
+        few of a poll by name, the rest counted), never written to the ledger: nobody is told, and a flood of
+        them must not grow the ledger."""
+        self.refused_this_poll = len(lines)
+        for line in lines[:REFUSALS_LOGGED]:
+            self.log(visible(f"refused {line}"))
+        if len(lines) > REFUSALS_LOGGED:
+            self.log(f"refused {len(lines) - REFUSALS_LOGGED} more entries in {self.exchange.inbound} (no student's "
+                     "submission: not in the ledger)")
+
     def refuse_all(self, refusals: list[Record]) -> None:
         """Refusals go to the ledger together (one sync to disk); the log names the first few of a poll and
         counts the rest."""

@@ -5,8 +5,9 @@ writer and one pool of workers, each with its warm zygote, for the watcher's lif
 `autograded/` folders and result files are the same. Submissions are graded as workers free up, not in
 rounds: each one's feedback is released as soon as it is graded, whatever the others still take. A student has
 at most one submission in the workers' hands (their earliest waiting one: a student's submissions are graded
-in order), so a student who submits a hundred times, or whose notebook sleeps in every cell, holds up only
-their own. What is in `inbound/` is read by `watch.inbound`; what becomes of a submission not graded now
+in order), so a student who submits a hundred times holds up only their own; a run is handed to a free worker
+only (never queued behind another), and one whose notebook sleeps in every cell is passed by on a spare worker
+(`watch.slots`). What is in `inbound/` is read by `watch.inbound`; what becomes of a submission not graded now
 (deferred, failed, refused) is `watch.ungraded`'s.
 """
 
@@ -46,6 +47,7 @@ from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Ent
 from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, with_banner
+from autograder.watch.slots import CpuMeter, room_beside
 from autograder.watch.standing import Attempt, attempts_of, counted, graded_lines, superseded_lines
 from autograder.watch.ungraded import Ungraded
 from autograder.watch.watch_status import WRITE_SECONDS, InHand, WatchStatus
@@ -72,21 +74,24 @@ class InFlight:
     started: float  # time.monotonic() when it was collected
     tries: int = 0
     practice: bool = False  # after the student's last late deadline: feedback only (`Watcher.late_outcome`)
+    aside: bool = False  # on a spare worker, beside runs that wait (`watch.slots`)
 
 
 class Watcher:
     def __init__(self, settings: CourseSettings, assignments: tuple[str, ...], policy: Policy,
                  exchange: Exchange, ledger: Ledger, writer: GradebookWriter, pool: ProcessPoolExecutor,
-                 jobs: int, hide: list[str], log: Callable[[str], None]) -> None:
+                 jobs: int, hide: list[str], log: Callable[[str], None], aside: int = 0) -> None:
         self.settings, self.assignments, self.policy = settings, assignments, policy
         self.exchange, self.ledger, self.writer = exchange, ledger, writer
         self.pool, self.jobs, self.hide, self.log = pool, jobs, hide, log
+        # Spare workers for runs started beside ones that wait (`watch.slots`), started at first need.
+        self.aside, self.aside_pool, self.meter = aside, None, CpuMeter()
         self.sources: dict[str, list[SourceNotebook]] = {a: writer.source_notebooks(a) for a in assignments}
         # What the instructor's folder gives every job of an assignment, read once.
         self.instructor = {a: instructor_files(settings, self.sources[a], a) for a in assignments}
         self.pages = FeedbackMaker(settings.root, settings.coursedir, settings.coursedir.config)
         self.ungraded = Ungraded(exchange, ledger, policy, self.sources, log)
-        self.inbound = Inbound(exchange, assignments, policy.check_owner, ledger, self.ungraded.refuse_all, log)
+        self.inbound = Inbound(exchange, assignments, policy.check_owner, ledger, self.ungraded.refuse_junk, log)
         self.inflight: dict[Future, InFlight] = {}
         self.batch = Batch(writer)
         self.abandoned = False  # stopped with submissions still being graded (`run`)
@@ -102,7 +107,7 @@ class Watcher:
             if time.monotonic() - written >= WRITE_SECONDS:
                 self.status().write(self.ledger.path.parent)
                 written = time.monotonic()
-            self.finish_graded(0.05 if started else self.policy.poll_seconds)
+            self.finish_graded(0.05 if started else self.policy.poll_seconds, refill=True)
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         while self.inflight and (left := deadline - time.monotonic()) > 0:
             self.finish_graded(left)
@@ -123,22 +128,35 @@ class Watcher:
         in_hand = [InHand(f.entry.student, f.entry.assignment, round(clock - f.started, 1))
                    for f in self.inflight.values()]
         return WatchStatus(os.getpid(), now.isoformat(), list(self.assignments), in_hand, len(waiting),
-                           pending["deferred"], pending["failed"], states["graded"], states["refused"],
+                           pending["deferred"], pending["failed"], states["graded"],
+                           states["refused"] + len(self.inbound.junk),
                            round(max(oldest, 0.0), 1))
 
-    def start_due(self) -> int:
-        """Hand each student's next due submission to the workers (a few per worker at most); the number
-        started or refused."""
+    def start_due(self, finishing: frozenset[tuple[str, str]] = frozenset()) -> int:
+        """Hand each student's next due submission to a free worker; the number started or refused.
+        `finishing`: (assignment, student) of runs done and not yet recorded, whose next ones wait for that."""
         self.writer.refresh()
-        busy = {(f.entry.assignment, f.entry.student) for f in self.inflight.values()}
-        room = 2 * self.jobs - len(self.inflight)
+        busy = {(f.entry.assignment, f.entry.student) for f in self.inflight.values()} | finishing
         count = 0
         for entry in self.due(utcnow(), busy):
-            if room <= 0:
+            aside = self.free_worker()
+            if aside is None:
                 break
             count += 1
-            room -= self.start(entry)
+            self.start(entry, aside)
         return count + self.ungraded.refused_this_poll
+
+    def free_worker(self) -> bool | None:
+        """Where the next run can start now: False on one of the `jobs` workers, True on a spare one beside runs
+        that wait (`watch.slots.room_beside`), None nowhere (it waits for a worker: no run is queued behind
+        another, which may be one that sleeps)."""
+        if sum(not f.aside for f in self.inflight.values()) < self.jobs:
+            return False
+        if sum(f.aside for f in self.inflight.values()) >= self.aside:
+            return None
+        clock = time.monotonic()
+        ages = [clock - f.started for f in self.inflight.values()]
+        return True if room_beside(self.jobs, ages, self.meter) else None
 
     def due(self, now: datetime, busy: set[tuple[str, str]] = frozenset()) -> list[Entry]:
         """Each student's earliest submission not yet graded, in the order submitted, when it may be graded
@@ -159,7 +177,7 @@ class Watcher:
         return due
 
     # one submission -------------------------------------------------------------------------------
-    def start(self, entry: Entry) -> int:
+    def start(self, entry: Entry, aside: bool = False) -> int:
         """Collect `entry` and hand it to a worker; 1 if it is now in a worker's hands, else 0 (refused, or
         unreadable and released at once)."""
         assignment, started = entry.assignment, time.monotonic()
@@ -194,7 +212,7 @@ class Watcher:
         if prepared.refused:  # its timestamp.txt, written by the collect above, changed since: collected again later
             self.ungraded.fail(entry, prepared.refused)
             return 0
-        return self.submit(InFlight(entry, got, prepared, started, practice=practice))
+        return self.submit(InFlight(entry, got, prepared, started, practice=practice, aside=aside))
 
     def late_outcome(self, entry: Entry) -> "LateOutcome | None":
         """Where `entry` falls by the course's late rules and the student's own due date, extension and label,
@@ -221,36 +239,56 @@ class Watcher:
             self.finish(flight, unreadable_outcome(flight.prepared, flight.entry.assignment,
                                                    self.sources[flight.entry.assignment]))
             return 0
-        self.inflight[self.pool.submit(work, flight.prepared.job)] = flight
+        if flight.aside and self.aside_pool is None:
+            self.aside_pool = self.new_pool(self.aside)
+        pool = self.aside_pool if flight.aside else self.pool
+        self.inflight[pool.submit(work, flight.prepared.job)] = flight
         return 1
 
-    def finish_graded(self, timeout: float | None) -> None:
-        """Record and release every submission graded within `timeout` seconds (the first one waited for)."""
+    def new_pool(self, workers: int) -> ProcessPoolExecutor:
+        return start_pool(workers, self.hide, self.assignments[0], graders=self.settings.graders,
+                          level=self.settings.sandbox_level)
+
+    def pools(self) -> list[ProcessPoolExecutor]:
+        """The workers' pools, to stop them: the `jobs` workers', and the spare ones' if they were started."""
+        return [self.pool] + ([self.aside_pool] if self.aside_pool is not None else [])
+
+    def finish_graded(self, timeout: float | None, refill: bool = False) -> None:
+        """Record and release every submission graded within `timeout` seconds (the first one waited for);
+        `refill`: the workers freed are given the next due submissions first (no run waits in a queue behind
+        another, so a worker would otherwise idle while feedback is made)."""
         if not self.inflight:
             if timeout:
                 time.sleep(timeout)
             return
         done, _ = wait(self.inflight, timeout=timeout, return_when=FIRST_COMPLETED)
         broken: list[InFlight] = []
+        finished: list[tuple[InFlight, Outcome]] = []
         for future in done:
             flight = self.inflight.pop(future)
             try:
-                outcome = future.result()
+                finished.append((flight, future.result()))
             except BrokenProcessPool:
                 broken.append(flight)
-                continue
             except Exception as exc:  # a bug of ours: a fault on the grader's side, retried later
                 self.ungraded.fail(flight.entry, f"internal error: {type(exc).__name__}: {exc}"[:300])
-                continue
+        if refill and finished and not broken:
+            self.start_due(frozenset((f.entry.assignment, f.entry.student) for f, _ in finished))
+        for flight, outcome in finished:
             self.finish(flight, outcome)
         if broken:
-            # A worker died (its sandbox machinery, never a student's code, can cause this): every job the pool
+            # A worker died (its sandbox machinery, never a student's code, can cause this): every job its pool
             # held is tried once more in a fresh pool.
-            for future in list(self.inflight):
-                broken.append(self.inflight.pop(future))
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = start_pool(self.jobs, self.hide, self.assignments[0], graders=self.settings.graders,
-                                   level=self.settings.sandbox_level)
+            asides = {flight.aside for flight in broken}
+            for future, flight in list(self.inflight.items()):
+                if flight.aside in asides:
+                    broken.append(self.inflight.pop(future))
+            if False in asides:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = self.new_pool(self.jobs)
+            if True in asides and self.aside_pool is not None:
+                self.aside_pool.shutdown(wait=False, cancel_futures=True)
+                self.aside_pool = None  # started again by the first run put there
             for flight in broken:
                 if flight.tries >= 1:
                     result = SubmissionResult(flight.prepared.student, flight.entry.assignment,
