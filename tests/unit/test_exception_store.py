@@ -23,6 +23,7 @@ from nbgrader.api import Gradebook
 from autograder.cli import main
 from autograder.deadlines.exception_store import (
     FORMGRADER_REASON,
+    Change,
     Exceptions,
     awaiting_work,
     course_exceptions,
@@ -30,6 +31,9 @@ from autograder.deadlines.exception_store import (
 )
 from autograder.deadlines.rules import rules_from
 from autograder.deadlines.schedule import DeadlineError
+
+# nbgrader's ORM warns of its own way of adding a submission's rows (SAWarning "not in session"): nothing is wrong.
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 
 DUE = datetime(2026, 1, 10, 12, 0)  # naive UTC, as nbgrader keeps it
 RULES = {"schedule": [["48h", 0.5]], "after": "not-accepted", "labels": {"extra-time": {"extra": "1d"}}}
@@ -53,15 +57,23 @@ def _template() -> Path:
     url = f"sqlite:///{course}/gradebook.db"
     with Gradebook(url) as gb:
         gb.update_or_create_assignment("hw", duedate=DUE)
+        gb.update_or_create_assignment("hw2", duedate=DUE)
         gb.update_or_create_assignment("undated")
         gb.update_or_create_notebook("nb", "hw")
         gb.update_or_create_grade_cell("test_a", "nb", "hw", max_score=5.0, cell_type="code")
         gb.update_or_create_grade_cell("test_b", "nb", "hw", max_score=3.0, cell_type="code")
+        gb.update_or_create_notebook("nb", "undated")
+        gb.update_or_create_grade_cell("test_u", "nb", "undated", max_score=2.0, cell_type="code")
         for student in ("ada", "bob", "cyd"):
             gb.add_student(student)
+        # ada: a day late, one wrong answer; cyd: on time, test_a scored 0 and test_b not scored at all.
         gb.update_or_create_submission("hw", "ada", timestamp=DUE + timedelta(days=1))
         for cell, score in (("test_a", 5.0), ("test_b", 1.0)):
             gb.find_grade(cell, "nb", "hw", "ada").auto_score = score
+        gb.update_or_create_submission("hw", "cyd", timestamp=DUE - timedelta(hours=1))
+        gb.find_grade("test_a", "nb", "hw", "cyd").auto_score = 0.0
+        gb.update_or_create_submission("undated", "ada", timestamp=DUE)
+        gb.find_grade("test_u", "nb", "undated", "ada").auto_score = 2.0
         gb.db.commit()
     upgrade(url)  # our tables, as the first command would make them
     assert run(course, "exceptions")[0] == 0  # and ada's late penalty derived, as any command reading them does
@@ -191,7 +203,7 @@ def test_a_score_typed_in_the_formgrader_becomes_an_override_once(course):
      "unknown students 'nobody', 'ghost' (not in the gradebook: `autograder roster import` or "
      "`nbgrader db student add`)"),
     (("extend", "hw", "nobody", "--by", "1d"), "unknown student 'nobody' (not in the gradebook"),
-    (("extend", "hw9", "ada", "--by", "1d"), "unknown assignment 'hw9' (the gradebook has: hw, undated)"),
+    (("extend", "hw9", "ada", "--by", "1d"), "unknown assignment 'hw9' (the gradebook has: hw, hw2, undated)"),
     (("extend", "undated", "ada", "--by", "1d"),
      "undated has no due date: set it with `nbgrader db assignment add undated --duedate=...`"),
     (("extend", "hw", "bob", "cyd", "--revoke"), "no extension of hw to revoke for bob, cyd"),
@@ -263,3 +275,106 @@ def test_the_store_opened_by_hand_records_the_user_given(course):
         event = store.events("ada")[0]
         assert (event.user, event.kind, event.assignment, event.student, event.detail, event.reason) == (
             "grader7", "label", None, "ada", "extra-time", "letter")
+
+
+def sql_of(gb: Gradebook):
+    from sqlalchemy import text
+
+    return lambda statement, **params: gb.db.execute(text(statement), params)
+
+
+def test_each_command_lists_one_assignment_when_asked(course):
+    ok(course, "extend", "hw2", "ada", "--by", "1d", "--reason", "x")
+    ok(course, "extend", "hw", "bob", "--by", "2d", "--reason", "x")
+    ok(course, "override", "undated", "ada", "--cell", "test_u", "--score", "1", "--reason", "x")  # no due date needed
+    ok(course, "override", "hw", "ada", "--cell", "test_a", "--score", "4", "--reason", "x")
+    assert ok(course, "exceptions", "hw") == ["extension  hw  bob: due 2026-01-12 12:00:00 UTC (+2d)",
+                                              "override   hw  ada: test_a = 4"]
+    assert ok(course, "exceptions", "undated") == ["override   undated  ada: test_u = 1"]
+    assert ok(course, "exceptions", "hw2") == ["extension  hw2  ada: due 2026-01-11 12:00:00 UTC (+1d)"]
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        assert instructor_scores(sql_of(gb), "undated") == [("undated", "ada", "nb", "test_u", 1.0, 2.0)]
+        assert [row[:4] for row in instructor_scores(sql_of(gb))] == [("hw", "ada", "nb", "test_a"),
+                                                                     ("undated", "ada", "nb", "test_u")]
+
+
+def test_an_override_at_either_end_of_the_cell_and_over_a_zero(course):
+    assert ok(course, "override", "hw", "cyd", "--cell", "test_a", "--score", "0.5", "--reason", "x") == [
+        "hw: cyd: test_a: 0.5 of 5 (graders gave 0)"]
+    assert ok(course, "override", "hw", "cyd", "--cell", "test_a", "--score", "5", "--reason", "x") == [
+        "hw: cyd: test_a: 5 of 5 (graders gave 0)"]
+    assert ok(course, "override", "hw", "ada", "--cell", "test_b", "--score", "0", "--reason", "x") == [
+        "hw: ada: test_b: 0 of 3 (graders gave 1)"]
+    assert ok(course, "override", "hw", "cyd", "--cell", "test_a", "--remove", "--reason", "x") == [
+        "hw: cyd: test_a: graders' score 0 counts again"]
+
+
+def test_a_label_settles_every_grade_of_the_student_at_once(course):
+    # ada handed hw in a day late (50%): a label's day of extra time makes it on time, no penalty, and the LMS told.
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        store = Exceptions(gb, rules_from(RULES), user="me")
+        assert store.settled == []
+        store.label("extra-time", ["ada"], "letter")
+        assert gb.find_submission("hw", "ada").late_submission_penalty == 0
+        assert [kind for _, kind in store.settled] == ["label"] and store.settled[0][0]
+        store.extend("hw", ["ada"], "x", by=timedelta(hours=1))  # replaces the label's day: late again
+        assert gb.find_submission("hw", "ada").late_submission_penalty == pytest.approx(3.0)
+        assert [kind for _, kind in store.settled] == ["label", "extension"]
+        queued = sql_of(gb)("SELECT student_id, origin FROM autograder_lms_outbox ORDER BY seq").fetchall()
+    assert [tuple(row) for row in queued][-2:] == [("ada", "label"), ("ada", "extension")]
+
+
+def test_a_schedule_changed_since_grading_is_applied_by_the_next_command(course):
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write('\nc.LateCredit.schedule = [["48h", 0.25]]\n')
+    ok(course, "exceptions")
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        assert gb.find_submission("hw", "ada").late_submission_penalty == pytest.approx(4.5)
+        store = Exceptions(gb, rules_from({**RULES, "schedule": [["48h", 0.75]]}))
+        store.settle_stale()
+        assert gb.find_submission("hw", "ada").late_submission_penalty == pytest.approx(1.5)
+        assert store.settled[0][1] == "rederived" and [g.facts.student for g in store.settled[0][0]] == ["ada"]
+
+
+def test_an_assignments_own_schedule_is_checked_against_its_due_date(course):
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write('\nc.LateCredit.assignments = {"hw2": {"schedule": [["2026-01-01T00:00:00Z", 0.5]]}}\n')
+    ok(course, "extend", "hw", "ada", "--by", "1d", "--reason", "x")  # the course's own schedule is fine
+    code, _, err = run(course, "extend", "hw2", "ada", "--by", "1d", "--reason", "x")
+    assert (code, err) == (1, "autograder extend: a step ends at 2026-01-01 00:00:00 UTC, not after 2026-01-10 "
+                              "12:00:00 UTC\n")
+
+
+def test_the_store_by_hand_zero_extension_typed_scores_and_long_words(course):
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        store = Exceptions(gb, rules_from({"labels": {"x" * 1100: {"extra": "1h"}}}), user="u" * 200)
+        with pytest.raises(DeadlineError, match="^an extension needs --until DATE or --by DURATION$"):
+            store.extend("hw", ["ada"], "x", by=timedelta(0))
+        gb.find_grade("test_b", "nb", "hw", "ada").manual_score = 2.0
+        assert store.adopt_formgrader_scores() == [Change("ada", "test_b: 2 (graders gave 1), set in the formgrader")]
+        gb.find_grade("test_b", "nb", "hw", "ada").manual_score = None
+        assert store.adopt_formgrader_scores() == [Change("ada", "test_b: the instructor's score cleared in the "
+                                                                 "formgrader, the graders' counts again")]
+        assert store.adopt_formgrader_scores() == []
+        store.label("x" * 1100, ["bob"], "r" * 2000)
+        rows = sql_of(gb)("SELECT id, os_user, detail, reason FROM autograder_exception_event").fetchall()
+    assert len({row[0] for row in rows}) == len(rows) == 3 and all(row[0] for row in rows)
+    assert (rows[-1][1], rows[-1][2], rows[-1][3]) == ("u" * 128, "x" * 1024, "r" * 1024)
+
+
+def test_a_submission_is_awaiting_work_only_when_it_holds_nothing_but_an_extension(course):
+    ok(course, "extend", "hw", "bob", "cyd", "--by", "1d", "--reason", "x")
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        assert awaiting_work(gb.find_submission("hw", "bob"))
+        assert not awaiting_work(gb.find_submission("hw", "cyd"))  # handed in, on time
+        gb.find_grade("test_b", "nb", "hw", "bob").manual_score = 1.0  # graded by hand, nothing handed in
+        assert not awaiting_work(gb.find_submission("hw", "bob"))
+        gb.find_submission("hw", "cyd").extension = None
+        assert not awaiting_work(gb.find_submission("hw", "cyd"))
+
+
+def test_our_tables_at_an_unknown_revision_are_one_line(course):
+    with sqlite3.connect(course / "gradebook.db") as db:
+        db.execute("UPDATE autograder_alembic_version SET version_num = 'f00dfeed'")
+    code, _, err = run(course, "exceptions")
+    assert code == 1 and len(err.splitlines()) == 1 and "f00dfeed" in err, err

@@ -534,3 +534,31 @@ def test_the_feedback_line_in_every_case():
     assert words(extended, DUE, extended.credit(rules, "hw", DUE)) == (
         "Due for you: 2026-03-03 04:59:00 UTC (an extension of 5h). Handed in: 2026-03-02 23:59:00 UTC, on time: "
         "full credit.")
+
+
+def test_the_gradebooks_times_and_intervals_as_sqlite_and_a_server_give_them():
+    from autograder.deadlines.student_deadline import StudentDeadline, read_interval, read_time
+
+    # SQLite: text, an Interval as a time counted from the epoch; PostgreSQL's driver: datetime and timedelta.
+    assert read_time("2026-03-02 23:59:00.000000") == read_time(datetime(2026, 3, 2, 23, 59)) == DUE
+    assert read_time(None) is None and read_interval(None) is None
+    assert read_interval("1970-01-02 02:00:00.000000") == read_interval(datetime(1970, 1, 2, 2)) == \
+        read_interval(timedelta(days=1, hours=2)) == timedelta(days=1, hours=2)
+    # An assignment's own schedule is the one its deadline is read with; a label the course dropped is none.
+    rules = rules_from({"schedule": [["1h", 0.5]], "after": "practice",
+                        "assignments": {"hw2": {"schedule": [["1h", 0.2]]}}})
+    dropped = StudentDeadline(DUE, None, "gone")
+    assert dropped.credit(rules, "hw2", DUE + timedelta(minutes=30)).credit == 0.2
+    assert dropped.credit(rules, "hw", DUE + timedelta(minutes=30)).credit == 0.5
+    assert dropped.credit(rules, "hw", DUE + timedelta(minutes=30)).due == DUE
+
+
+def test_the_feedback_line_of_practice_work():
+    from autograder.deadlines.student_deadline import StudentDeadline
+    from autograder.deadlines.student_line import deadline_line
+
+    rules = rules_from({"schedule": [["1h", 0.5]], "after": "practice"})
+    plain, late = StudentDeadline(DUE, None, None), DUE + timedelta(hours=2)
+    assert html.unescape(re.sub(r"<[^>]+>", "", deadline_line(plain, late, plain.credit(rules, "hw", late)))) == (
+        "Due for you: 2026-03-02 23:59:00 UTC. Handed in: 2026-03-03 01:59:00 UTC, 2h late: after the last late "
+        "deadline, so this is practice: graded, but the score does not count.")
