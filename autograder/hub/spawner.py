@@ -16,11 +16,12 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from tornado import web
-from traitlets import Bool, Dict, Instance, List, Unicode, default
+from traitlets import Bool, Dict, Instance, Int, List, Unicode, default
 
 from autograder.hub.groups import instructor_group, student_group
 from autograder.hub.hub_course import HubCourse
 from autograder.hub.os_accounts import AccountError, ensure_group, ensure_user, set_membership
+from autograder.hub.server_limits import MEMORY_MB, NICE, PROCESSES, ServerCgroups, ServerLimits, limiting
 from autograder.hub.user_config import write_user_config
 from autograder.hub.user_server import FETCH_VARIABLE
 
@@ -53,7 +54,14 @@ class CourseSpawner(LocalProcessSpawner):
                    ).tag(config=True)
     user_config_root = Unicode(help="The folder of each user's nbgrader settings (autograder/hub/user_config.py)"
                                ).tag(config=True)
+    memory_limit_mb = Int(MEMORY_MB, help="Memory of a user's server and all it starts, together (MB; a cgroup)"
+                          ).tag(config=True)
+    process_limit = Int(PROCESSES, help="Processes and threads of a user's server and all it starts (a cgroup; and "
+                                        "of the user's OS account, RLIMIT_NPROC)").tag(config=True)
+    cpu_nice = Int(NICE, help="How much lower a user's server runs than the hub (nice)").tag(config=True)
     _lock = asyncio.Lock()  # one spawn at a time edits /etc/passwd and /etc/group
+    _cgroups = ServerCgroups()  # the hub's, shared by every user's spawner
+    _group = Instance(object, allow_none=True)  # this server's cgroup while it runs
     # Set at each start, from the user's groups then: whether they teach here, and their server's environment.
     _teaching = Bool(False)
     _launch_env = Dict()
@@ -111,12 +119,32 @@ class CourseSpawner(LocalProcessSpawner):
         if packages:
             environment["PYTHONPATH"] = os.pathsep.join(packages)
         self._launch_env = environment
-        return await super().start()
+        self._group = self._cgroups.group(self.limits)
+        try:
+            started = await super().start()
+        except BaseException:
+            self._cgroups.stopped(self._group)
+            self._group = None
+            raise
+        self._cgroups.started(self._group)
+        return started
+
+    async def stop(self, now=False):
+        try:
+            return await super().stop(now=now)
+        finally:
+            self._cgroups.stopped(self._group)
+            self._group = None
+
+    @property
+    def limits(self) -> ServerLimits:
+        return ServerLimits(self.memory_limit_mb, self.process_limit, self.cpu_nice)
 
     def make_preexec_fn(self, name):
-        """Instructors' servers make files their co-instructors can change (umask 007: the course folder's group
-        reads and writes what one of them writes there; other users get nothing)."""
-        drop = super().make_preexec_fn(name)
+        """Every server in its cgroup and bounded (`server_limits.limiting`); instructors' servers make files their
+        co-instructors can change (umask 007: the course folder's group reads and writes what one of them writes
+        there; other users get nothing)."""
+        drop = limiting(self.limits, self._group, super().make_preexec_fn(name))
         if not self._teaching:
             return drop
 
