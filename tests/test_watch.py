@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.devtools.catalogue import Answer, wrong_answers
+from autograder.devtools.catalogue import wrong_answers
 from autograder.watch.inbound import NAMES_PER_POLL
 from autograder.watch.ungraded import REFUSALS_LOGGED
 from autograder.watch.watcher import STOP_GRACE_SECONDS
@@ -21,6 +21,7 @@ from tests.grading_course import ASSIGNMENT, CLI, grade, result, scores
 from tests.watching import (
     COURSE_ID,
     OWNERLESS,
+    SLOW,
     copy_watched,
     feedback_of,
     hand_in,
@@ -305,10 +306,6 @@ def test_practice_after_the_last_late_deadline_gets_feedback_and_never_counts(te
         alone = gb.find_submission(ASSIGNMENT, "pb")
         assert alone.score == 46 and alone.late_submission_penalty == 46  # graded, counted 0
     assert "attempt 2, practice)" in watcher.log()
-
-
-SLOW = Answer("concat_weights", "slow", "import time\n\ndef concat_weights(w_hh, w_hx):\n    time.sleep(3)\n"
-                                        "    return np.concatenate((w_hh, w_hx), axis=1)")
 
 
 def test_a_slow_broken_or_flooding_student_holds_up_nobody_else(template, tmp_path):

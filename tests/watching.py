@@ -16,12 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.catalogue import write_submission
+from autograder.devtools.catalogue import Answer, write_submission
 from tests.grading_course import ASSIGNMENT, CLI, make_course
 
 COURSE_ID = "rnn-hidden-state"
 EXCHANGE_LINE = "c.Exchange.root = "
 OWNERLESS = "c.CollectApp.check_owner = False"  # the tests' submissions are root's, whoever they name
+# Every call sleeps (no CPU): its exercises take the cell limit each.
+SLOW = Answer("concat_weights", "slow", "import time\n\ndef concat_weights(w_hh, w_hx):\n    time.sleep(3)\n"
+                                        "    return np.concatenate((w_hh, w_hx), axis=1)")
 
 
 @dataclass
@@ -81,9 +84,10 @@ class Handed:
 
 
 def hand_in(watched: Watched, student: str, answers=(), *, stamp: datetime | None = None,
-            name: str | None = None) -> Handed:
+            name: str | None = None, owner: str | None = None) -> Handed:
     """What `nbgrader submit` leaves in inbound/ (a folder named student+assignment+time+random with the
-    notebook, timestamp.txt and submission_secret.txt), made directly: the command takes seconds."""
+    notebook, timestamp.txt and submission_secret.txt), made directly: the command takes seconds. `owner`: the
+    OS user it belongs to (root's otherwise), as a real student's submit leaves it."""
     stamp = stamp or datetime.now(UTC)
     text = stamp.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     name = name or f"{student}+{ASSIGNMENT}+{text}+{secrets.token_urlsafe(9)}"
@@ -93,6 +97,9 @@ def hand_in(watched: Watched, student: str, answers=(), *, stamp: datetime | Non
     (build / "timestamp.txt").write_text(text)
     (build / "submission_secret.txt").write_text(secret)
     os.chmod(build, 0o777)
+    if owner is not None:  # the folder last: its change time is the submission's, no file's may be later
+        for path in [*build.rglob("*"), build]:
+            shutil.chown(path, owner, owner)
     os.rename(build, watched.inbound / name)  # whole, as a student's copy would be complete when listed
     return Handed(name, secret, watched.inbound / name)
 

@@ -28,7 +28,7 @@ NAMES_PER_POLL = 500
 # and a listing, a file system with coarse times).
 RELIST_SECONDS = 2.0
 # A listing that took t seconds is not taken again within LISTING_SPACING * t: a huge inbound/ touched over
-# and over costs the watcher a few per cent of a core, not all of it.
+# and over costs the watcher a few per cent of a core, not all of it. (Each new name's owner is read once.)
 LISTING_SPACING = 20
 
 
@@ -77,6 +77,7 @@ class Inbound:
             if clock < self.spacing_until or (mtime == self.listed_mtime and clock < self.next_listing):
                 return not self.unreachable
             names = set(self.exchange.names())
+            took = time.monotonic() - clock
         except OSError as exc:  # the exchange unmounted or moved: said once, and watched for again
             if not self.unreachable:
                 self.log(visible(f"cannot list {self.exchange.inbound}: {exc.strerror}; trying again"))
@@ -100,7 +101,6 @@ class Inbound:
             self.unfinished.pop(gone, None)
             self.junk.discard(gone)
         self.listed = names
-        took = time.monotonic() - clock
         self.next_listing = clock + RELIST_SECONDS
         self.spacing_until = clock + LISTING_SPACING * took
         return True
