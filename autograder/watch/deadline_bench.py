@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         if done.returncode != 0:
             print(done.stderr, file=sys.stderr)
             return 1
-        return _report(handed, queue, ledger, watched, _totals(course), _watcher_times(scratch / "watch.log"))
+        return _report(handed, queue, ledger, watched, _totals(course), _watcher_times(scratch / "watch.log"),
+                       scratch / "watch.log")
     finally:
         if args.keep:
             print(f"bench-watch: kept {scratch} (the watcher's log: {scratch / 'watch.log'})")
@@ -286,8 +287,16 @@ def _watcher_times(log: Path) -> list[tuple[str, float, float]]:
     return [(m[1], float(m[2]), float(m[3])) for m in map(pattern.search, log.read_text().splitlines()) if m]
 
 
+def _junk_refused(log: Path, student: str) -> int:
+    """Junk refused, as the watcher's log counts it (junk is not the ledger's): the lines naming the flooding
+    student's entries, and the counted rest of each poll (only that student makes junk here)."""
+    text = log.read_text()
+    named = len(re.findall(rf" refused {re.escape(student)}\+junk", text))
+    return named + sum(int(n) for n in re.findall(r" refused (\d+) more entries in ", text))
+
+
 def _report(handed: list[Handed], queue: Queue, ledger: dict[str, str], watched: dict[str, float],
-            graded: dict[str, float], times: list[tuple[str, float, float]]) -> int:
+            graded: dict[str, float], times: list[tuple[str, float, float]], watch_log: Path) -> int:
     honest = [h for h in handed if h.kind == "honest"]
     # Feedback released before `nbgrader submit` has exited (it copies the submission to its cache after the
     # exchange) is fetchable at once: a wait of 0.
@@ -317,8 +326,7 @@ def _report(handed: list[Handed], queue: Queue, ledger: dict[str, str], watched:
         states = [ledger.get(h.inbound, "waiting") for h in mine]
         extra = ""
         if kind == "flood":
-            junk = [state for name, state in ledger.items() if name.startswith(f"{mine[0].student}+junk")]
-            extra = f"; junk names: {junk.count('refused')} of {JUNK_NAMES} refused"
+            extra = f"; junk names: {_junk_refused(watch_log, mine[0].student)} of {JUNK_NAMES} refused"
         print(f"hostile {kind}: {', '.join(states)}{extra} (expected: {HOSTILE[kind]})")
     print(f"lost: {len(lost)} honest submissions without feedback or not graded"
           + (f" ({', '.join(h.inbound for h in lost[:5])})" if lost else ""))
