@@ -2,10 +2,15 @@
 another's name, read by the folders' owner, costs the victim nothing; a notebook that sleeps in its cells does
 not hold a one-worker watcher's only slot."""
 
+import os
+import shutil
 import time
 
 import pytest
 
+from autograder.watch.exchange import SECRET_FILE, Exchange
+from autograder.watch.inbound import NAMES_PER_POLL, Inbound
+from autograder.watch.ledger import Ledger
 from autograder.watch.slots import ASIDE_SECONDS, tree_cpu_seconds
 from autograder.watch.watch_status import STATE_FOLDER, WatchStatus
 from tests.grading_course import ASSIGNMENT
@@ -18,6 +23,7 @@ from tests.watching import (
     feedback_of,
     hand_in,
     make_template,
+    new_exchange,
     wait_for,
     watching,
 )
@@ -62,6 +68,44 @@ def test_a_flood_of_folders_in_another_students_name_costs_that_student_nothing(
     assert [record["name"] for record in watched.ledger] == [honest.name]  # junk costs the ledger nothing
     assert idle < 0.1, f"the watcher used {idle:.0%} of a core idle beside the flood"
     print(f"victim's feedback {waited:.1f} s after hand-in; watcher idle at {idle:.1%} of a core")
+
+
+def test_inbound_is_read_by_owner_and_junk_is_forgotten_when_it_leaves(tmp_path):
+    """`watch.inbound` alone: the victim's submission is read in the first poll beside twice a poll's worth of
+    folders in their name (a budget shared by the name claimed would read the junk first: it sorts first), each
+    junk folder refused once without a ledger line, and forgotten once removed."""
+    exchange = Exchange(new_exchange(), COURSE_ID)
+    exchange.inbound.mkdir(parents=True)
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    junk_lines: list[str] = []
+    with students(2, exchange.root, COURSE_ID) as (attacker, victim):
+        junk = [exchange.inbound / f"{victim.name}+{ASSIGNMENT}+0-{i:05d}+x" for i in range(2 * NAMES_PER_POLL)]
+        for folder in junk:
+            folder.mkdir(mode=0o700)
+            shutil.chown(folder, attacker.name, attacker.name)
+        honest = exchange.inbound / f"{victim.name}+{ASSIGNMENT}+2026-01-01 00:00:00.000000 UTC+abc"
+        honest.mkdir()
+        (honest / SECRET_FILE).write_text("ab" * 64)
+        for path in (honest / SECRET_FILE, honest):
+            shutil.chown(path, victim.name, victim.name)
+        os.chmod(honest, 0o777)  # nbgrader submit's last step
+        inbound = Inbound(exchange, (ASSIGNMENT,), True, ledger, junk_lines.extend, print)
+        assert [entry.name for entry in inbound.earliest(time.time())] == [honest.name]
+        assert len(junk_lines) == NAMES_PER_POLL - 1  # the rest of the poll's budget: the attacker's turn
+        while inbound.unread:
+            inbound.earliest(time.time())
+        assert len(inbound.junk) == len(junk) and not inbound.unfinished, "refused at once, never waited for"
+        assert all(f"owned by {attacker.name}, not by {victim.name}" in line for line in junk_lines)
+        assert len(junk_lines) == len(junk)  # each refused once
+        inbound.earliest(time.time())
+        assert len(junk_lines) == len(junk)  # and never read again
+        for folder in junk:
+            folder.rmdir()
+        time.sleep(0.1)  # past the spacing between listings
+        assert [entry.name for entry in inbound.earliest(time.time())] == [honest.name]
+        assert not inbound.junk and inbound.listed == {honest.name}  # memory follows what inbound/ holds
+    ledger.close()
+    assert ledger.path.read_text() == ""  # junk is not the ledger's
 
 
 def test_a_notebook_that_sleeps_does_not_hold_a_one_worker_watcher(template, tmp_path):

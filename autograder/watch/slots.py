@@ -17,7 +17,7 @@ from pathlib import Path
 
 # A run in hand this long is looked at as perhaps waiting (a grading run of a small notebook takes about 1 s).
 ASIDE_SECONDS = 3.0
-# Spare workers for runs started beside ones that wait: each is a worker with its warm zygote.
+# Spare workers for runs started beside ones that wait: each is a worker with its warm zygote (about 42 MB).
 ASIDE_WORKERS = 2
 # The watcher's processes wanting this much less than `--jobs` cores leave room for one more run.
 IDLE_CORES = 0.5
