@@ -97,5 +97,6 @@ def test_students_cannot_read_each_others_submissions_or_feedback(template, tmp_
         graded = [r["name"] for r in watched.ledger if r["state"] == "graded" and r["student"] == ann.name]
         assert len(cached) == 1 and len(graded) == 1 and graded[0].startswith(cached[0] + "+")
     assert set(scores(watched.course)) == {ann.name, ben.name}
-    refused = [r for r in watched.ledger if r["state"] == "refused"]
-    assert len(refused) == 1 and refused[0]["name"].startswith(f"{ann.name}+")
+    # ben's folder in ann's name was refused in the log (waited for above), and is not the ledger's: folders in
+    # another's name are junk, which a flood of them must not grow (tests/test_watch_fairness.py).
+    assert not [r for r in watched.ledger if r["state"] == "refused"]
