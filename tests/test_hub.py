@@ -219,6 +219,7 @@ def test_the_watchers_status_page_is_in_the_instructors_services_and_closed_to_s
     page = api.call("GET", f"/services/{name}/", allow_redirects=True)
     assert page.status_code == 200, page.text[:500]
     assert "watcher running" in page.text and f"autograder watch: {COURSE_ID}" in page.text
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'none'")  # a staff page: nothing runs
     # What the hub's Services menu lists: a service with a URL, to be displayed.
     listed = course.hub.admin.hub("GET", "/services").json()[name]
     assert listed["display"] and listed["url"] and listed["pid"] > 0
@@ -243,6 +244,139 @@ def test_the_watchers_status_page_is_in_the_instructors_services_and_closed_to_s
         finally:
             browser.close()
     assert violations == [] and refused == [], (violations, refused)
+
+
+# A student's HTML in a markdown cell and in outputs (issue 40): each would set a marker on the instructor's page.
+HOSTILE_MARKDOWN = ('<img src="x" onerror="window.__mark_img = 1">\n\n<script>window.__mark_script = 1</script>\n\n'
+                    '<a href="javascript:window.__mark_link = 1">a link to click</a>\n\nA plain sentence, readable.')
+HOSTILE_CODE = ("from IPython.display import HTML, Javascript, display\n"
+                "display(HTML('<svg><image href=\"y\" onerror=\"window.__mark_output = 1\"/></svg>'))\n"
+                "display(Javascript('window.__mark_js = 1'))")
+MARKERS = ["__mark_img", "__mark_script", "__mark_link", "__mark_output", "__mark_js", "__mark_inline",
+           "__mark_file"]
+WATCH_VIOLATIONS = """window.__violations = [];
+document.addEventListener("securitypolicyviolation",
+                          e => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));"""
+
+
+def live_script(page: str) -> list[str]:
+    """What on `page` a browser could run that mentions a marker: an event handler, a script element's text, a
+    `javascript:` URL (the student's code shown as highlighted, escaped text is none of these)."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class Finder(HTMLParser):
+        in_script = False
+
+        def handle_starttag(self, tag, attrs):
+            self.in_script = tag == "script"
+            found.extend(f"{tag} {name}={value}" for name, value in attrs if value and "__mark" in value
+                         and (name.startswith("on") or value.strip().lower().startswith("javascript:")))
+
+        def handle_data(self, data):
+            if self.in_script and "__mark" in data:
+                found.append(f"script {data.strip()[:80]}")
+
+    Finder().feed(page)
+    return found
+
+
+def submitted_hostile_notebook(course) -> str:
+    """The second student's submission, with HOSTILE_MARKDOWN, HOSTILE_CODE and a script file beside it, graded by
+    the watch service; its id in the formgrader."""
+    import time
+
+    (_, _), (bob, api) = course.students.items()
+    teacher, staff = course.instructor
+    answered = json.loads(write_submission(ASSIGNMENT, Path(tempfile.mkdtemp()),
+                                           release=course.folder / "release" / ASSIGNMENT).read_text())
+    answered["cells"] += [{"cell_type": "markdown", "metadata": {}, "source": HOSTILE_MARKDOWN},
+                          {"cell_type": "code", "metadata": {}, "source": HOSTILE_CODE, "outputs": [],
+                           "execution_count": None}]
+    assert api.put_notebook(bob, f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb", answered).status_code == 200
+    saved = api.server(bob, "PUT", f"/api/contents/{ASSIGNMENT}/evil.js",
+                       json={"type": "file", "format": "text", "content": "window.__mark_file = 1;"})
+    assert saved.status_code in (200, 201), saved.text[:300]
+    assert api.assignments(bob, "submit", COURSE_ID, ASSIGNMENT).json()["success"]
+    deadline = time.monotonic() + 180
+    while True:
+        listed = staff.server(teacher, "GET", f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}")
+        mine = [row for row in listed.json() if row["student"] == bob] if listed.status_code == 200 else []
+        if mine and re.search(rf"graded {bob} {ASSIGNMENT} ", course.hub.log()):
+            return mine[0]["id"]
+        assert time.monotonic() < deadline, (listed.text[:500], course.hub.log()[-4000:])
+        time.sleep(0.5)
+
+
+def test_a_students_html_is_inert_in_the_instructors_formgrader_and_jupyterlab_still_runs(course):
+    """A student's `onerror`, `<script>` and `javascript:` link, in markdown and in outputs, handed in, graded and
+    opened by the instructor in the formgrader (Manage Assignments -> Submissions -> the student), in Chromium with
+    the instructor's token: nothing of it runs. Two layers, each checked on its own: the page is sanitised (none of
+    it is in the HTML served), and the server's policy refuses inline script and script from where a student can
+    write, put in the page after it loaded. The formgrader's own script and JupyterLab still run."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    teacher, staff = course.instructor
+    (_, _), (bob, _) = course.students.items()
+    submission = submitted_hostile_notebook(course)
+    url = f"{course.hub.url}/user/{teacher}/formgrader/submissions/{submission}/"
+    served = staff.call("GET", url.removeprefix(course.hub.url))
+    assert served.status_code == 200, course.hub.log()[-3000:]
+    assert "A plain sentence, readable." in served.text and "a link to click" in served.text
+    assert live_script(served.text) == [], live_script(served.text)  # the sanitiser's part, policy aside
+    assert f"/user/{teacher}/static/" in served.headers["Content-Security-Policy"]
+    # Where the instructor's server serves a file the student wrote (there to be run, were the policy not to stop it)
+    tried = {path: staff.call("GET", path).status_code for path in (
+        *(f"/user/{teacher}/files/{folder}/{bob}/{ASSIGNMENT}/evil.js" for folder in ("submitted", "autograded")),
+        f"/user/{teacher}/formgrader/submissions/{submission}/evil.js")}
+    student_files = [path for path, status in tried.items() if status == 200]
+    assert student_files, tried
+    shots = {what: Path(f"/tmp/page-hub-staff-{what}.png") for what in ("formgrader", "lab")}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1200, "height": 800},
+                                          extra_http_headers={"Authorization": f"token {staff.token}"})
+            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(course.hub.url)
+                          else route.abort())  # the CDN's MathJax: not on a course's machine either
+            context.add_init_script(WATCH_VIOLATIONS)
+            page = context.new_page()
+            page.goto(url, wait_until="load")
+            page.get_by_text("a link to click").click()
+            page.evaluate("""files => {
+                const inline = document.createElement("script");
+                inline.textContent = "window.__mark_inline = 1";
+                document.body.appendChild(inline);
+                for (const src of files) {
+                    const loaded = document.createElement("script");
+                    loaded.src = src;
+                    document.body.appendChild(loaded);
+                }
+            }""", student_files)
+            page.wait_for_timeout(1000)
+            found = page.evaluate(f"""() => ({{
+                marks: {json.dumps(MARKERS)}.filter(name => window[name] !== undefined),
+                own: [typeof window.Backbone, typeof window.toggle_name],
+                violations: window.__violations}})""")
+            page.screenshot(path=str(shots["formgrader"]), full_page=True)
+            page.goto(f"{course.hub.url}/user/{teacher}/lab", wait_until="load")
+            try:  # the file browser, listing the course folder: JupyterLab's own script and extensions ran
+                page.locator(".jp-DirListing-itemText", has_text="release").first.wait_for(timeout=60_000)
+            finally:
+                lab_violations = page.evaluate("window.__violations")
+                page.screenshot(path=str(shots["lab"]))
+                print("violations in JupyterLab:", lab_violations)
+        finally:
+            browser.close()
+    assert found["marks"] == [], found
+    assert found["own"] == ["object", "function"], found  # the formgrader's scripts: from its static, and inline
+    refused = " ".join(found["violations"])
+    assert "script-src" in refused and all(src.removeprefix(f"/user/{teacher}") in refused for src in
+                                           student_files), found["violations"]
+    assert [v for v in lab_violations if "script" in v] == [], lab_violations
 
 
 @pytest.mark.parametrize("name, refusal", [

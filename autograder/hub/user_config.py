@@ -35,10 +35,20 @@ def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: l
     (folder / "labconfig").mkdir(exist_ok=True)
     os.chmod(folder / "labconfig", 0o755)
     _write(folder / "labconfig" / "page_config.json", {"disabledExtensions": {NEWS_EXTENSION: True}})
+    # Staff read what students wrote (the formgrader's submissions): their server makes it inert (staff_pages.py).
+    extensions = folder / "jupyter_server_config.d"
+    extensions.mkdir(exist_ok=True)
+    os.chmod(extensions, 0o755)
+    if teaches:
+        _write(extensions / STAFF_PAGES_FILE, {"ServerApp": {"jpserver_extensions": {STAFF_PAGES: True}}})
+    else:
+        (extensions / STAFF_PAGES_FILE).unlink(missing_ok=True)
     return folder
 
 
 NEWS_EXTENSION = "@jupyterlab/apputils-extension:announcements"
+STAFF_PAGES = "autograder.hub.staff_pages"
+STAFF_PAGES_FILE = "autograder-staff-pages.json"
 
 
 def _write(path: Path, settings: dict) -> None:

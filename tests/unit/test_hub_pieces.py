@@ -11,7 +11,7 @@ from autograder.hub.course_config import add_course, add_idle_culler
 from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import HUB_MARK, AccountError, check_name, course_group_name, ensure_user
 from autograder.hub.services import IDLE_CULLER, IDLE_TIMEOUT_SECONDS
-from autograder.hub.user_config import write_user_config
+from autograder.hub.user_config import STAFF_PAGES, STAFF_PAGES_FILE, write_user_config
 
 
 @pytest.mark.parametrize("name", ["ann", "_svc", "s-001", "a" * 32, "x_y-z9"])
@@ -88,6 +88,25 @@ def test_an_instructors_settings_root_the_formgrader_in_the_course(tmp_path: Pat
     folder = write_user_config(tmp_path, "tim", [course("cnn")], [course("rnn")])
     settings = json.loads((folder / "nbgrader_config.json").read_text())
     assert settings["CourseDirectory"] == {"root": "/srv/courses/rnn", "course_id": "rnn"}
+
+
+def test_only_an_instructors_server_loads_the_staff_pages_extension(tmp_path: Path) -> None:
+    extension = write_user_config(tmp_path, "tim", [], [course("rnn")]) / "jupyter_server_config.d" / STAFF_PAGES_FILE
+    assert json.loads(extension.read_text()) == {"ServerApp": {"jpserver_extensions": {STAFF_PAGES: True}}}
+    write_user_config(tmp_path, "tim", [course("rnn")], [])  # the same person, a student now
+    assert not extension.exists()
+
+
+def test_a_students_html_keeps_what_reads_and_loses_what_runs() -> None:
+    from autograder.hub.inert_html import inert_html
+
+    shown = inert_html('<h2>Title</h2><table><tr><td>1</td></tr></table><img src="data:image/png;base64,AA" '
+                       'onerror="x()"><a href="javascript:x()">link</a><script>x()</script>'
+                       '<p id="toggle_name" style="position: fixed">text</p><svg><image href="y" onload="x()"/></svg>')
+    assert "<h2>Title</h2>" in shown and "<td>1</td>" in shown and 'src="data:image/png;base64,AA"' in shown
+    assert ">link</a>" in shown and ">text</p>" in shown
+    for gone in ("x()", "javascript:", "<script", "id=", "style=", "<svg"):
+        assert gone not in shown, (gone, shown)
 
 
 def test_a_course_folder_without_a_course_id_is_refused_in_one_line(tmp_path: Path) -> None:
