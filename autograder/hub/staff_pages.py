@@ -9,8 +9,8 @@ script of a student's running there is a take-over. Two layers, each enough alon
   jupyter_server's `static/`, lab extensions, the formgrader's `static/`), never `/files/`, the formgrader's
   submission files or another user's server, where a student's files are; no inline script but the templates' own,
   which carry a nonce made for each response; no event handler attribute but the exact ones nbgrader's templates
-  hold (`'unsafe-hashes'` with their hashes); no plugins, no `<base>`; `eval` allowed, as JupyterLab needs it. It
-  is sent beside jupyter_server's own (`frame-ancestors`): a browser enforces both.
+  hold (`'unsafe-hashes'` with their hashes); no plugins, no `<base>`; `eval` on JupyterLab's pages only, which need it.
+  It is sent beside jupyter_server's own (`frame-ancestors`): a browser enforces both.
 - **The sanitiser** (`inert_html.py`, nh3): markdown cells, HTML, SVG and markdown outputs of the notebook the
   formgrader shows lose script, event handlers and `javascript:` links and stay readable; JavaScript outputs are
   left out (nbconvert's `sanitize_html`). Forced on, whatever the course's config says.
@@ -54,14 +54,16 @@ class NoncedLoader(BaseLoader):
         return self.loader.list_templates()
 
 
-def policy(host: str, base_url: str, nonce: str, handlers: set[str]) -> str:
-    """The policy of a response of the server at `base_url` (its prefix, with a trailing /) reached as `host`."""
+def policy(host: str, base_url: str, nonce: str, handlers: set[str], path: str = "") -> str:
+    """The policy of the response to `path` of the server at `base_url` (its prefix, with a trailing /) reached as
+    `host`."""
     folders = " ".join(f"{host}{base_url}{folder}" for folder in SCRIPT_FOLDERS)
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(h.encode()).digest()).decode()}'"
                       for h in sorted(handlers))
-    # 'unsafe-eval': JupyterLab compiles its settings' schemas (ajv, `new Function`) and shows a blank page without
-    # it; eval needs a script already running, which the rest of the policy keeps out.
-    allowed = f"'nonce-{nonce}' 'unsafe-eval' {folders}" + (f" 'unsafe-hashes' {hashes}" if hashes else "")
+    # 'unsafe-eval' on JupyterLab's pages alone: it compiles its settings' schemas (ajv, `new Function`) and shows a
+    # blank page without it. Elsewhere (the formgrader, files) none, so no library the page loads evaluates text.
+    evaluate = " 'unsafe-eval'" if path.startswith(f"{base_url}lab") else ""
+    allowed = f"'nonce-{nonce}'{evaluate} {folders}" + (f" 'unsafe-hashes' {hashes}" if hashes else "")
     return f"script-src {allowed}; object-src 'none'; base-uri 'none'"
 
 
@@ -136,14 +138,14 @@ def _transform(settings: dict, base_url: str) -> type:
     class StaffPolicy(OutputTransform):
         def __init__(self, request: Any) -> None:
             _prepare(settings)
-            self.host = request.host
+            self.host, self.path = request.host, request.path
             self.nonce = secrets.token_urlsafe(16)
 
         def _nonced(self, chunk: bytes) -> bytes:
             return chunk.replace(PLACEHOLDER.encode(), self.nonce.encode())
 
         def transform_first_chunk(self, status_code, headers, chunk, finishing):
-            headers.add("Content-Security-Policy", policy(self.host, base_url, self.nonce, _HANDLERS))
+            headers.add("Content-Security-Policy", policy(self.host, base_url, self.nonce, _HANDLERS, self.path))
             if PLACEHOLDER.encode() in chunk:  # a page with this response's nonce: never one kept and reused
                 headers.pop("Etag", None)
                 headers["Cache-Control"] = "no-store"

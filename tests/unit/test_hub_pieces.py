@@ -109,6 +109,19 @@ def test_a_students_html_keeps_what_reads_and_loses_what_runs() -> None:
         assert gone not in shown, (gone, shown)
 
 
+def test_the_staff_policy_allows_script_only_from_the_servers_own_code_and_eval_only_to_jupyterlab() -> None:
+    from autograder.hub.staff_pages import policy
+
+    lab, formgrader = (policy("hub.edu", "/user/tim/", "n0nce", {"toggle_name(true);"}, f"/user/tim/{page}")
+                       for page in ("lab/tree/x.ipynb", "formgrader/submissions/1/"))
+    script = formgrader.split(";")[0].split()
+    assert script[:2] == ["script-src", "'nonce-n0nce'"] and "'unsafe-inline'" not in script
+    assert [s for s in script if "/" in s] == ["hub.edu/user/tim/static/", "hub.edu/user/tim/lab/extensions/",
+                                               "hub.edu/user/tim/formgrader/static/"]  # never files/ nor 'self'
+    assert "'unsafe-eval'" in lab and "'unsafe-eval'" not in formgrader
+    assert "object-src 'none'" in formgrader and "base-uri 'none'" in formgrader
+
+
 def test_a_course_folder_without_a_course_id_is_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
     with pytest.raises(HubCourseError, match="sets no c.CourseDirectory.course_id"):
