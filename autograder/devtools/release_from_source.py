@@ -7,8 +7,10 @@ source alone; the assignment is then added to (or brought up to date in) the cou
 """
 
 import shutil
+import sqlite3
 import sys
 import tempfile
+from contextlib import closing
 from pathlib import Path
 
 from autograder.authoring.selfcheck_mistakes import refresh_selfchecks
@@ -26,12 +28,25 @@ def generate_release(destination: Path, assignments: tuple[str, ...], root: Path
     refresh_selfchecks(root / "source", assignments)
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
         course = copy_course(root, Path(scratch), assignments)
+        gradebook = f"--CourseDirectory.db_url={scratch_gradebook(course)}"
         for assignment in assignments:
-            nbgrader(course, "generate_assignment", assignment, "--force")
+            nbgrader(course, "generate_assignment", assignment, "--force", gradebook)
             target = destination / assignment
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(course / "release" / assignment, target)
+
+
+def scratch_gradebook(course: Path) -> str:
+    """The scratch copy's own gradebook, thrown away with it: never the course's, which the copied settings may
+    name (a server, a file elsewhere). nbgrader stamps a database without tables by running `alembic heads`, a
+    process that imports nbgrader (1-2 CPU-seconds each release); one holding an empty alembic_version table
+    counts as made, and nbgrader adds its own tables to it."""
+    path = course / "gradebook.db"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        db.commit()
+    return f"sqlite:///{path}"
 
 
 def release(root: Path, assignments: tuple[str, ...] = ()) -> tuple[str, ...]:
