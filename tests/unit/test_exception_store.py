@@ -378,3 +378,29 @@ def test_our_tables_at_an_unknown_revision_are_one_line(course):
         db.execute("UPDATE autograder_alembic_version SET version_num = 'f00dfeed'")
     code, _, err = run(course, "exceptions")
     assert code == 1 and len(err.splitlines()) == 1 and "f00dfeed" in err, err
+
+
+def test_a_students_deadline_and_arrival_as_the_gradebook_holds_them(course):
+    from sqlalchemy import text
+
+    from autograder.deadlines.schedule import as_utc
+    from autograder.deadlines.student_deadline import StudentDeadline, read_arrival, read_deadline
+
+    ok(course, "extend", "hw", "bob", "--by", "5h", "--reason", "x")
+    ok(course, "label", "ada", "--set", "extra-time", "--reason", "x")
+    rules = rules_from(RULES)
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gb:
+        def rows(sql, params):
+            return [tuple(r) for r in gb.db.execute(text(sql), params)]
+
+        due = as_utc(DUE)
+        assert read_deadline(rows, "hw", "ada") == StudentDeadline(due, None, "extra-time")
+        assert read_deadline(rows, "hw", "ada", labels=False) == StudentDeadline(due, None, None)
+        assert read_deadline(rows, "hw", "bob") == StudentDeadline(due, timedelta(hours=5), None)
+        assert read_deadline(rows, "undated", "ada") is None and read_deadline(rows, "hw9", "ada") is None
+        assert read_deadline(rows, "hw", "ada").due_for(rules) == due + timedelta(days=1)
+        assert read_deadline(rows, "hw", "bob").due_for(rules) == due + timedelta(hours=5)
+        assert StudentDeadline(due, None, "dropped").due_for(rules) == due
+        assert read_arrival(rows, "hw", "ada") == due + timedelta(days=1)
+        assert read_arrival(rows, "hw", "bob") is None  # an extension's row: nothing handed in
+        assert read_arrival(rows, "hw", "nobody") is None and read_arrival(rows, "hw2", "ada") is None
