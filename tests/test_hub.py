@@ -7,6 +7,7 @@ a launch, as from an LMS; the others are made through the REST API with the hub'
 launch would give them (the launches themselves are tests/test_lti_launch.py's)."""
 
 import json
+import os
 import pwd
 import re
 import secrets
@@ -23,6 +24,7 @@ from autograder.devtools.catalogue import write_submission
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
 from autograder.hub.os_accounts import HUB_MARK, account_command
+from autograder.hub.server_limits import NICE, PROCESSES
 from autograder.hub.services import IDLE_CULLER, free_port, status_service_name, watch_service_name
 from tests.grading_course import ASSIGNMENT, exchange_course, scores
 from tests.students import check_can_make_students
@@ -108,6 +110,15 @@ def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_
         # A student's JupyterLab has nbgrader's Assignments panel but no formgrader.
         assert api.server(name, "GET", "/formgrader").status_code == 404
         assert api.server(name, "GET", f"/assignments?course_id={COURSE_ID}").json()["success"]
+        # Their server and all it starts are bounded (issue 40): in a cgroup of its own, at a lower priority.
+        server = subprocess.run(["pgrep", "-u", name, "-f", "user_server.py"], capture_output=True, text=True)
+        pid = int(server.stdout.split()[0])
+        assert os.getpriority(os.PRIO_PROCESS, pid) == NICE
+        limits = Path(f"/proc/{pid}/limits").read_text()
+        assert re.search(rf"^Max processes\s+{PROCESSES}\s+{PROCESSES}\s", limits, re.M), limits
+        cgroups = dict(line.split(":", 2)[1:] for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines())
+        pids = cgroups.get("pids") or cgroups.get("")
+        assert "autograder-" in pids.rsplit("/", 1)[-1], cgroups  # a cgroup of its own, not the hub's
 
 
 def test_a_student_reaches_nothing_but_their_own_server_through_the_proxy_and_the_api(course):

@@ -110,3 +110,13 @@ def test_a_memory_hog_in_one_server_is_stopped_there(cgroups, student):
     assert reached <= LIMITS.memory_mb, said  # killed by the kernel at the cgroup's limit, not at 600 MB
     cgroups.stopped(group)
     assert bytearray(50 * 2**20)  # the rest of the machine still has its memory
+
+
+def test_a_cgroup_used_again_takes_a_higher_limit(cgroups):
+    """cgroup v1 keeps memory+swap at or above memory: a cgroup made with the sandbox's 1 GB and used again for a
+    2 GB server must take the higher limit (the hub's default), not refuse it."""
+    for memory_mb in (4096, 200, 4096):
+        group = cgroups.group(ServerLimits(memory_mb=memory_mb, processes=64))
+        assert group is not None, memory_mb
+        cgroups.started(group)
+        cgroups.stopped(group)

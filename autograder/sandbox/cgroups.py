@@ -148,8 +148,12 @@ class Cgroups:
             _write(base, f"{name}/pids.max", str(limits.processes))
         else:
             memory_base, pids_base = self.bases
-            _write(memory_base, f"{name}/memory.limit_in_bytes", memory)
-            _write(memory_base, f"{name}/memory.memsw.limit_in_bytes", memory, optional=True)
+            # v1 keeps memory+swap >= memory: a limit raised (a cgroup used again with more) moves memsw first.
+            order = ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+            if int(memory) > int(_read(memory_base, f"{name}/memory.limit_in_bytes")):
+                order = order[::-1]
+            for limit in order:
+                _write(memory_base, f"{name}/{limit}", memory, optional=limit.startswith("memory.memsw"))
             _write(pids_base, f"{name}/pids.max", str(limits.processes))
 
     def release(self, group: Group) -> None:
