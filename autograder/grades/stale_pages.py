@@ -10,11 +10,8 @@ what `nbgrader fetch_feedback` and My assignments hand the student).
 """
 
 import html
-import os
 import re
-import tempfile
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from autograder.deadlines.schedule import Outcome, show_duration
@@ -62,7 +59,7 @@ def with_note(page: bytes, text: str) -> bytes:
 
 def mark_stale(settings: Any, grades: Iterable[Grade], origin: str) -> int:
     """Mark every page of each grade's student and assignment; how many pages. `settings`: `CourseSettings`."""
-    from autograder.watch.exchange import Exchange
+    from autograder.watch.exchange import Exchange, write_whole
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
 
@@ -80,21 +77,7 @@ def mark_stale(settings: Any, grades: Iterable[Grade], origin: str) -> int:
         if names:
             released = released or Exchange.from_config(settings.config, settings.course_id).feedback
             pages += [released / name for name in names if (released / name).is_file()]
-        for path in pages:
-            _rewrite(path, with_note(path.read_bytes(), text))
+        for path in pages:  # whole, keeping its mode: a student fetching it gets the old page or the new one
+            write_whole(path, with_note(path.read_bytes(), text), path.stat().st_mode & 0o7777)
             marked += 1
     return marked
-
-
-def _rewrite(path: Path, page: bytes) -> None:
-    """Replace the file whole (a reader gets the old page or the new one), keeping its mode."""
-    mode = path.stat().st_mode & 0o7777
-    fd, temporary = tempfile.mkstemp(prefix=".stale-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(page)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -189,18 +189,23 @@ class Exchange:
 
     def replace(self, name: str, page: bytes) -> Path:
         """Write the page `feedback/<name>`, whole: a student fetching it gets the old page or the new one."""
-        folder = self.feedback
-        path = folder / name
-        fd, temporary = tempfile.mkstemp(prefix=".release-", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(page)
-            os.chmod(temporary, FEEDBACK_FILE_MODE)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        path = self.feedback / name
+        write_whole(path, page, FEEDBACK_FILE_MODE)
         return path
+
+
+def write_whole(path: Path, data: bytes, mode: int) -> None:
+    """Write `path` through a temporary file beside it and a rename: a reader gets the old file or the new one,
+    never half of it."""
+    fd, temporary = tempfile.mkstemp(prefix=".release-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 _OWNERS: dict[int, str] = {}
