@@ -4,6 +4,7 @@ import pytest
 
 from autograder.devtools.catalogue import catalogued
 from autograder.devtools.repo import available_assignments
+from tests.grading_course import share_releases
 from tests.nbgrader_class import GradedClass, grade_class
 
 # `make test` runs test files on several workers (pytest-xdist, `--dist loadgroup`). A file's tests stay together
@@ -77,6 +78,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 ASSIGNMENTS = available_assignments()  # every source/<name>/<name>.ipynb of this repository
 CATALOGUED = catalogued(ASSIGNMENTS)  # those with a catalogue of answers (the tests that grade a class need one)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _releases_shared_by_the_workers(tmp_path_factory, worker_id) -> None:
+    """The released courses `make_course` copies, made once for all the workers of a run (in the run's own
+    temporary folder, which each worker's lies in) instead of once per worker: ~5 CPU-seconds each."""
+    base = tmp_path_factory.getbasetemp()
+    share_releases(base if worker_id == "master" else base.parent)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """A scratch course graded by the real `autograder grade` command, for the engine and attack tests."""
 
 import atexit
+import fcntl
 import functools
 import hashlib
 import json
@@ -26,9 +27,10 @@ CLI = str(Path(sys.executable).parent / "autograder")
 
 def make_course(root: Path, extra_config: str = "", assignment: str = ASSIGNMENT) -> Path:
     """A course with `assignment` released by `nbgrader generate_assignment` and `extra_config` added to its
-    nbgrader_config.py. The release is made once per process and copied: generating it costs nbgrader about
-    5 CPU-seconds (its gradebook's `alembic heads` alone a third of that), which some 40 courses of the suite
-    would each pay. A course whose gradebook lives on a server (`db_url`) is generated on its own."""
+    nbgrader_config.py. The release is made once per test run (`share_releases`; else once per process) and
+    copied: generating it costs nbgrader about 5 CPU-seconds (its gradebook's `alembic heads` alone a third of
+    that), which some 40 courses of the suite would each pay. A course whose gradebook lives on a server
+    (`db_url`) is generated on its own."""
     if "db_url" in extra_config:
         course = new_course(root, (assignment,))
         _add_config(course, extra_config)
@@ -55,13 +57,34 @@ def _add_config(course: Path, extra_config: str) -> None:
 
 
 _releasing = threading.Lock()  # the graded class's shards ask for the same release from several threads
+_shared: Path | None = None  # where every process of this test run finds the releases (`share_releases`)
+
+
+def share_releases(folder: Path) -> None:
+    """Keep the releases in `folder`, which every worker process of the test run sees: the first to need one
+    makes it, the others wait for it (pytest-xdist runs the suite's files in several processes)."""
+    global _shared
+    _shared = folder
 
 
 @functools.cache
 def _released_once(assignment: str) -> Path:
-    scratch = Path(tempfile.mkdtemp(prefix=f"released-{assignment}-"))
-    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-    course = new_course(scratch / "course", (assignment,))
+    if _shared is None:
+        scratch = Path(tempfile.mkdtemp(prefix=f"released-{assignment}-"))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        return _release(scratch / "course", assignment)
+    made = _shared / f"released-{assignment}"
+    with open(_shared / f"released-{assignment}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, by this process or its exit
+        if not made.is_dir():
+            building = Path(tempfile.mkdtemp(dir=_shared))
+            _release(building / "course", assignment)
+            os.rename(building, made)  # whole: a process that died half way left only its `building` folder
+    return made / "course"
+
+
+def _release(folder: Path, assignment: str) -> Path:
+    course = new_course(folder, (assignment,))
     nbgrader(course, "generate_assignment", assignment, "--force")
     # Our tables at the newest revision, as in any course graded once: each copy would otherwise pay for the
     # migrations on its first command (tests/test_migrations.py is where those are tested).
