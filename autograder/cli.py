@@ -17,6 +17,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from autograder.course.nbgrader_cli import tools_on_path  # noqa: E402
+from autograder.grading.startup import nbgrader_without_server_extensions  # noqa: E402
 
 COMMANDS = (
     "autograder.commands.grade",
@@ -85,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def entry() -> None:
     """The console script: `main`, then an exit that skips tearing the interpreter down (the libraries
-    grading loads take a tenth of a second to unload, and by then everything is written and closed)."""
+    grading loads take a tenth of a second to unload, and by then everything is written and closed). The
+    process loads nbgrader's modules without its Jupyter server extensions (`startup`)."""
+    nbgrader_without_server_extensions()
     code = main()
     logging.shutdown()
     sys.stdout.flush()
@@ -98,4 +101,5 @@ if __name__ == "__main__":
     # UserError they raise is the one `main` catches.
     from autograder.cli import main as imported_main
 
+    nbgrader_without_server_extensions()
     sys.exit(imported_main())
