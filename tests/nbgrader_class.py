@@ -17,6 +17,12 @@ from autograder.notebook import grade_id
 from tests.grading_course import gradebook_scores, make_course, submit
 
 SHARDS = 3
+# The class is graded for its scores, outputs and feedback. rnn_update_equations' notebook draws a figure, which its
+# kernel would render to a PNG after the cell (~0.5 CPU-s a kernel, 73 kernels) for the autograded notebook alone:
+# no test reads it and the feedback leaves every output of a cell without grades out (autograder.feedback). With
+# matplotlib's Agg backend the figure is still made, only not rendered; the kernels inherit the setting from
+# nbgrader, which reads it here.
+NO_FIGURE_RENDERING = 'import os\nos.environ["MPLBACKEND"] = "agg"'
 
 
 @dataclass
@@ -64,7 +70,7 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
     shards = [names[i::SHARDS] for i in range(SHARDS)]
 
     def run_shard(index: int) -> None:
-        course = make_course(root / f"shard{index}", assignment=assignment)
+        course = make_course(root / f"shard{index}", NO_FIGURE_RENDERING, assignment=assignment)
         for student in shards[index]:
             submit(course, student, graded.answers[student], assignment=assignment, blank=student == "blank",
                    selfcheck=True)
