@@ -14,6 +14,6 @@ except ModuleNotFoundError as missing:
     # This Python cannot import the framework (a student's nbgrader, run with the packages' folder on its path
     # but not the clone of an editable install): nothing is graded here, and feedback made here fails for want
     # of the step that hides the tests instead of showing them.
-    c.GenerateFeedback.preprocessors = ["autograder.feedback.ClearHiddenTestsQuietly"]
+    c.GenerateFeedback.preprocessors = ["autograder.feedback.preprocessors.ClearHiddenTestsQuietly"]
 else:
     c.merge(framework_defaults())

@@ -19,7 +19,7 @@ from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.repo import new_course
 from autograder.migrations import upgrade
-from autograder.notebook import grade_id
+from autograder.nbgrader_glue.notebook import grade_id
 
 ASSIGNMENT = "hidden_state_activation"
 CLI = str(Path(sys.executable).parent / "autograder")

@@ -13,13 +13,14 @@ import nbformat
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, combined_answers, packed_answers
-from autograder.notebook import grade_id
+from autograder.nbgrader_glue.notebook import grade_id
 from tests.grading_course import gradebook_scores, make_course, submit
 
 SHARDS = 3
 # The class is graded for its scores, outputs and feedback. rnn_update_equations' notebook draws a figure, which its
 # kernel would render to a PNG after the cell (~0.5 CPU-s a kernel, 73 kernels) for the autograded notebook alone:
-# no test reads it and the feedback leaves every output of a cell without grades out (autograder.feedback). With
+# no test reads it and the feedback leaves every output of a cell without grades out
+# (autograder.feedback.preprocessors). With
 # matplotlib's Agg backend the figure is still made, only not rendered; the kernels inherit the setting from
 # nbgrader, which reads it here.
 NO_FIGURE_RENDERING = 'import os\nos.environ["MPLBACKEND"] = "agg"'

@@ -13,9 +13,9 @@ from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
 from autograder.devtools.release_from_source import generate_release
 from autograder.devtools.repo import ROOT
-from autograder.graders.exercise import collect, max_score, run_exercise
-from autograder.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
-from autograder.student import InProcessStudent
+from autograder.grader_support.exercise import collect, max_score, run_exercise
+from autograder.grader_support.student import InProcessStudent
+from autograder.nbgrader_glue.notebook import grade_id, is_test_cell, load_namespace, nbgrader_meta
 from tests.conftest import ASSIGNMENTS, CATALOGUED
 from tests.grading_course import make_course
 
@@ -168,7 +168,7 @@ def test_feedback_never_shows_hidden_tests(assignment, graded_classes):
     packed = [student for student in graded.answers if student.startswith("p")]
     for student in ("solution", packed[0], packed[-1]):
         html = graded.feedback_html(student)
-        assert "BEGIN HIDDEN TESTS" not in html and "autograder.kernel" not in html
+        assert "BEGIN HIDDEN TESTS" not in html and "autograder.nbgrader_glue.kernel" not in html
 
 
 @every

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.catalogue import Answer, wrong_answers
-from autograder.notebook import grade_id
+from autograder.nbgrader_glue.notebook import grade_id
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
 
 FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,

@@ -15,7 +15,7 @@ import pytest
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
 from autograder.devtools.catalogue.classroom import adversarial_answers
-from autograder.graders.exercise import exercises
+from autograder.grader_support.exercise import exercises
 from autograder.grading import instructor, prepare
 from autograder.grading.callplan import _recorded
 from autograder.grading.submission import Stages, grade_submission
@@ -86,8 +86,8 @@ def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
 
 
 def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_agree():
-    from autograder.activations import ACTIVATIONS
-    from autograder.graders.judge import fresh
+    from autograder.grader_support.activations import ACTIVATIONS
+    from autograder.grader_support.judge import fresh
     from autograder.grading.callplan import planned_calls
     from autograder.sandbox.planned import planned_call
     from autograder.sandbox.request_builders import call_request

@@ -81,9 +81,10 @@ def test_a_course_that_shows_hidden_tests_in_feedback_is_refused(released, tmp_p
     shutil.copytree(released, course)
     config = course / "nbgrader_config.py"
     config.write_text(config.read_text() + 'c.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades", '
-                                           '"autograder.feedback.ClearGradeCellTracebacks"]\n')
+                                           '"autograder.feedback.preprocessors.ClearGradeCellTracebacks"]\n')
     expected = (f"{config}: c.GenerateFeedback.preprocessors has no step that removes hidden tests, so students' "
-                "feedback would show them: add 'autograder.feedback.ClearHiddenTestsQuietly' to it, or delete the "
+                "feedback would show them: add 'autograder.feedback.preprocessors.ClearHiddenTestsQuietly' to it, "
+                "or delete the "
                 "setting")
     for command in (["check"], ["grade", ASSIGNMENT], ["regrade", ASSIGNMENT], ["watch"]):
         done = run(course, CLI, *command, check=False)

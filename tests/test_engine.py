@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from autograder.devtools.catalogue import wrong_answers
-from autograder.notebook import grade_id
+from autograder.nbgrader_glue.notebook import grade_id
 from autograder.sandbox.isolation import BARE_WARNING
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
 from tests.no_namespaces import refuse_namespaces

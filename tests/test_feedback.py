@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.checks import CheckFailed
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
 from autograder.devtools.repo import ROOT
-from autograder.feedback import unbroken_numbers
-from autograder.graders.exercise import CaseResult, ExerciseResult
-from autograder.hints import HINTS
+from autograder.feedback.preprocessors import unbroken_numbers
+from autograder.grader_support.checks import CheckFailed
+from autograder.grader_support.exercise import CaseResult, ExerciseResult
+from autograder.grader_support.hints import HINTS
 from tests.grading_course import make_course
 
 ASSIGNMENT = "hidden_state_activation"
@@ -51,7 +51,7 @@ SUBMISSIONS: dict[str, list[Answer] | None] = {
     "leaky": LEAKY,
 }
 # The hidden half of every grade cell, and how the graders are reached: none of it may reach a student.
-HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "autograder.kernel",
+HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "autograder.nbgrader_glue.kernel",
                   "_autograder_score", f'grade("{ASSIGNMENT}"', "import pytest", "def test_")
 
 
@@ -285,7 +285,7 @@ def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(fe
 def test_grade_cell_errors_keep_only_their_message_and_timeouts_say_so():
     from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-    from autograder.feedback import ClearGradeCellTracebacks
+    from autograder.feedback.preprocessors import ClearGradeCellTracebacks
 
     def grade_cell(ename: str, evalue: str):
         cell = new_code_cell("### BEGIN HIDDEN TESTS\nsecret()\n### END HIDDEN TESTS")

@@ -40,9 +40,9 @@ from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
 from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import account_command
 from autograder.hub.services import free_port, lms_services, push_service_name, roster_service_name
-from autograder.identity_names import readable
 from autograder.lms.gradebook import open_gradebook
 from autograder.lms.identity import load_people
+from autograder.lms.identity_names import readable
 from autograder.lms.roster_sync import lms_statuses
 from tests.grading_course import ASSIGNMENT, exchange_course
 from tests.students import check_can_make_students

@@ -18,7 +18,7 @@ from traitlets.config import Config
 from autograder.hub.course_config import add_course
 from autograder.hub.hub_course import read_hub_course
 from autograder.hub.os_accounts import AccountError, ensure_user
-from autograder.identity_names import is_posix_name, safe_name
+from autograder.lms.identity_names import is_posix_name, safe_name
 from tests.os_users import account_command
 
 

@@ -22,4 +22,4 @@ def test_nbgrader_commands_do_not_warn_about_the_course_config(tmp_path):
         assert "not recognized" not in log, f"nbgrader {command}:\n{log[-2000:]}"
         assert "Traceback" not in log, f"nbgrader {command}:\n{log[-2000:]}"
     feedback = (course / "feedback" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert "BEGIN HIDDEN TESTS" not in feedback and "autograder.kernel" not in feedback  # still cleared
+    assert "BEGIN HIDDEN TESTS" not in feedback and "autograder.nbgrader_glue.kernel" not in feedback  # still cleared

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.repo import ROOT
-from autograder.notebook import load_namespace, read_notebook
+from autograder.nbgrader_glue.notebook import load_namespace, read_notebook
 
 CLAIMS = {
     "hidden_state_activation": {

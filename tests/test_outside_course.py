@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from autograder.devtools.repo import ROOT
-from autograder.notebook import grade_id, is_solution, is_test_cell
+from autograder.nbgrader_glue.notebook import grade_id, is_solution, is_test_cell
 from tests.grading_course import gradebook_scores
 from tests.test_feedback import HIDDEN_MARKERS, as_text
 

@@ -13,9 +13,9 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import wrong_answers
+from autograder.display.terminal import make_console, visible
 from autograder.regrade import audit
 from autograder.regrade.diff import Diff, ExerciseChange, StudentChange, csv_text, table
-from autograder.terminal import make_console, visible
 from tests.databases import query
 from tests.grading_course import ASSIGNMENT, make_course, result, scores, submit, tree_digest
 from tests.regrading import (

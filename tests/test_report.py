@@ -19,11 +19,11 @@ from nbgrader.api import Gradebook
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import Answer, correct_answers, write_submission, wrong_answers
-from autograder.graders.exercise import run_exercise
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent
 from autograder.grading.model import CellResult, SubmissionResult
-from autograder.notebook import load_namespace
+from autograder.nbgrader_glue.notebook import load_namespace
 from autograder.report import write_report
-from autograder.student import InProcessStudent
 from autograder.watch.ledger import Ledger, Record
 from tests.browser import chromium, seen_after_load
 from tests.grading_course import make_course

@@ -4,15 +4,15 @@ tests/unit/test_wire.py)."""
 import numpy as np
 import pytest
 
-from autograder.activations import ACTIVATIONS
 from autograder.devtools.catalogue import correct_answers, write_submission, wrong_answers
-from autograder.graders.exercise import run_exercise
-from autograder.notebook import is_test_cell, load_namespace, read_notebook, visible_part
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent, StudentError
+from autograder.nbgrader_glue.notebook import is_test_cell, load_namespace, read_notebook, visible_part
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.syntax import python_source
 from autograder.sandbox.zygote_handle import Zygote
-from autograder.student import InProcessStudent, StudentError
 from tests.conftest import CATALOGUED
 
 ASSIGNMENT = "hidden_state_activation"
@@ -32,8 +32,9 @@ def test_zygote_holds_no_grader_code(zygote):
         sandbox.close()
     loaded = eval(reply["result"])
     # `raised`: how an exception is reported to the grader (its type and lines), no grader code.
-    assert loaded and all(m in ("autograder", "autograder.activations", "autograder.student", "autograder.raised")
-                          or m.startswith("autograder.sandbox") for m in loaded), loaded
+    support = ("", ".activations", ".student", ".raised")
+    student_side = ("autograder", *(f"autograder.grader_support{m}" for m in support))
+    assert loaded and all(m in student_side or m.startswith("autograder.sandbox") for m in loaded), loaded
 
 
 def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from autograder.terminal import decimals_for, exercise_table, make_console, score_table, summary_table, visible
+from autograder.display.terminal import decimals_for, exercise_table, make_console, score_table, summary_table, visible
 
 ESC = "\x1b["
 EXERCISES = [("concat_weights", 6.0), ("sigmoid", 7.0), ("hidden_state", 15.0)]
@@ -98,7 +98,7 @@ def test_summary_and_exercise_tables_are_plain_and_aligned():
 
 
 SNIPPET = (
-    "from autograder.terminal import make_console, score_table\n"
+    "from autograder.display.terminal import make_console, score_table\n"
     "make_console().print(score_table([('a', 1.0)], [('s', [1.0])]))\n"
 )
 

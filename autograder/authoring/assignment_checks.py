@@ -43,8 +43,8 @@ def check_sandbox(settings: CourseSettings) -> Finding:
 
 def check_assignment(settings: CourseSettings, assignment: str) -> list[Finding]:
     """Every finding for one assignment of the course (the graders folder already in use: `read_course`)."""
-    from autograder.graders.exercise import assignment_folder
-    from autograder.notebook import NotebookError, read_notebook
+    from autograder.grader_support.exercise import assignment_folder
+    from autograder.nbgrader_glue.notebook import NotebookError, read_notebook
 
     notebook_path = settings.path("source", ".", assignment) / f"{assignment}.ipynb"
     if not notebook_path.is_file():
@@ -70,9 +70,9 @@ def check_assignment(settings: CourseSettings, assignment: str) -> list[Finding]
 
 
 def _cells_and_graders(path: Path, notebook: Any, assignment: str, folder: Path) -> list[Finding]:
-    from autograder.graders.exercise import GradersError, exercises, max_score, reference_function
+    from autograder.grader_support.exercise import GradersError, exercises, max_score, reference_function
     from autograder.grading.prepare import AssemblyError, grade_call
-    from autograder.notebook import grade_id, hidden_part, is_solution, is_test_cell, nbgrader_meta
+    from autograder.nbgrader_glue.notebook import grade_id, hidden_part, is_solution, is_test_cell, nbgrader_meta
 
     findings = []
     solutions = [grade_id(c) for c in notebook.cells if is_solution(c) and c.get("cell_type") == "code"]
@@ -119,9 +119,9 @@ def _cells_and_graders(path: Path, notebook: Any, assignment: str, folder: Path)
 def _solution(path: Path, notebook: Any, assignment: str) -> list[Finding]:
     """The solution, run here (the instructor's own notebook): full marks from the graders, and each grade
     cell's visible self-check passes."""
-    from autograder.graders.exercise import run_exercise
-    from autograder.notebook import grade_id, is_solution, is_test_cell, load_namespace, visible_part
-    from autograder.student import InProcessStudent
+    from autograder.grader_support.exercise import run_exercise
+    from autograder.grader_support.student import InProcessStudent
+    from autograder.nbgrader_glue.notebook import grade_id, is_solution, is_test_cell, load_namespace, visible_part
 
     # Each assignment's own selfcheck.py: not the module of that name an earlier assignment left loaded.
     for module in path.parent.glob("*.py"):

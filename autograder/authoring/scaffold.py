@@ -17,7 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.authoring import AuthoringError
 from autograder.course.settings import CONFIG_FILE, CourseSettings
-from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END
+from autograder.nbgrader_glue.notebook import HIDDEN_BEGIN, HIDDEN_END
 
 GRADERS_FOLDER = "graders"  # where `new` puts a course's graders when nbgrader_config.py names none
 NAME = re.compile(r"[a-z_][a-z0-9_]*")  # matched whole: `$` would let a name end in a newline
@@ -29,7 +29,7 @@ OWN_NAMES = {
     "x": "the scaffolded functions and self-checks name their argument x",
     "np": "the notebook, the self-check and the reference import NumPy as np",
     "selfcheck": "the notebook imports its self-check module as selfcheck",
-    "grade": "the grade cells import autograder.kernel's grade",
+    "grade": "the grade cells import autograder.nbgrader_glue.kernel's grade",
     "display": "IPython gives every notebook a display function",
     "get_ipython": "IPython gives every notebook get_ipython",
 }
@@ -40,7 +40,7 @@ calls as the student's notebook does. Replace these two example checks with your
 import numpy as np
 import pytest
 
-from autograder.checks import check_array
+from autograder.grader_support.checks import check_array
 
 from . import reference as ref
 
@@ -75,7 +75,7 @@ Mistake.near(value, rtol=...) for a value known only up to a tolerance of its ow
 
 import numpy as np
 
-from autograder.checks import Mistake
+from autograder.grader_support.checks import Mistake
 '''
 
 REFERENCE = '''
@@ -91,7 +91,7 @@ def {exercise}(x):
 '''
 
 HINTS_HEAD = '''"""Hints of `{assignment}`: what a student reads when a grader names a misconception (merged over
-the shared ones of `autograder.hints`)."""
+the shared ones of `autograder.grader_support.hints`)."""
 
 HINTS = {{
 '''
@@ -183,7 +183,7 @@ def scaffold(settings: CourseSettings, assignment: str, exercises: list[str]) ->
         path.write_text(GRADER.format(exercise=exercise, upper=exercise.upper()))
         written.append(path)
 
-    from autograder.graders.exercise import max_score
+    from autograder.grader_support.exercise import max_score
 
     source = settings.path("source", ".", assignment)
     source.mkdir(parents=True)
@@ -214,7 +214,7 @@ def _notebook(assignment: str, points: dict[str, float]) -> nbformat.NotebookNod
             new_code_cell(f"def {exercise}(x):\n    ### START CODE HERE ###\n    ### BEGIN SOLUTION\n"
                           f"    result = 2 * np.asarray(x)\n    ### END SOLUTION\n    ### END CODE HERE ###\n"
                           f"    return result", metadata=_meta(exercise, solution=True)),
-            new_code_cell(f"{HIDDEN_BEGIN}\nfrom autograder.kernel import grade\n"
+            new_code_cell(f"{HIDDEN_BEGIN}\nfrom autograder.nbgrader_glue.kernel import grade\n"
                           f'_autograder_score = grade("{assignment}", "{exercise}", globals())\n{HIDDEN_END}\n'
                           f"selfcheck.check_{exercise}({exercise})\n{HIDDEN_BEGIN}\n_autograder_score\n{HIDDEN_END}",
                           metadata=_meta(f"test_{exercise}", points=total)),

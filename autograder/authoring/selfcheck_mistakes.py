@@ -1,6 +1,7 @@
 """The graders' known mistakes as a notebook's self-checks see them: for each check of `selfcheck.py`, what
 each mistake of the graders' tables (`<EXERCISE>_MISTAKES` in the assignment's `reference`, with the hints of
-`autograder.hints`) gives on the check's own inputs, written into the module between its GENERATED markers.
+`autograder.grader_support.hints`) gives on the check's own inputs,
+written into the module between its GENERATED markers.
 
 The self-checks run in the student's notebook, where no grader may be, so the tables cannot be imported
 there: `make release` (and `autograder release`) writes what they give on the worked example, which the
@@ -19,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.graders.mistake_tables import mistake_tables
-from autograder.hints import hint_text
+from autograder.grader_support.hints import hint_text
+from autograder.grader_support.mistake_tables import mistake_tables
 
 BEGIN = "# BEGIN GENERATED: the graders' known mistakes"
 END = "# END GENERATED"

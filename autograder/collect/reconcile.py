@@ -10,8 +10,8 @@ from pathlib import Path
 from rich import box
 from rich.table import Table as RichTable
 
+from autograder.display.terminal import cell
 from autograder.lms.table import Table, write_atomic
-from autograder.terminal import cell
 
 from .outcome import ORDER, Outcome, Row
 

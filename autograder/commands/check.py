@@ -16,7 +16,7 @@ def run(args) -> int:
     from autograder.authoring.assignment_checks import check_assignment, check_sandbox
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
-    from autograder.terminal import visible
+    from autograder.display.terminal import visible
 
     try:
         settings = read_course(Path.cwd(), rooted=True)

@@ -43,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
     from autograder.collect.importer import import_archive
     from autograder.collect.layouts import TIMES
     from autograder.collect.reconcile import counts, rich_table, write_csv
+    from autograder.display.terminal import make_console, visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course, open_gradebook
     from autograder.lms.identity import load_people
     from autograder.lms.lms_settings import IDENTITY_CHOICES, load
-    from autograder.terminal import make_console, visible
 
     zone = _zone(args.timezone)
     try:

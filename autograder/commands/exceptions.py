@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError, show, show_duration
-    from autograder.terminal import visible
+    from autograder.display.terminal import visible
 
     lines = []
     try:

@@ -22,10 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
+    from autograder.display.terminal import visible
     from autograder.lms.errors import LmsError
     from autograder.lms.exports import export
     from autograder.lms.gradebook import find_course
-    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())

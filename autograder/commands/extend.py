@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError, parse_date, parse_duration
-    from autograder.terminal import visible
+    from autograder.display.terminal import visible
 
     try:
         until = parse_date(args.until) if args.until else None

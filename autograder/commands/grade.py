@@ -161,8 +161,8 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
 
 def print_summary(summary, assignment: str, err, stale: int = 0) -> None:
     """The run's summary; `stale`: how many of the skipped students other graders than these scored."""
+    from autograder.display.terminal import visible
     from autograder.sandbox import isolation
-    from autograder.terminal import visible
 
     done = summary.graded + summary.unreadable
     each = f" ({1000 * summary.seconds / done:.1f} ms each)" if done else ""

@@ -23,8 +23,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from autograder.course.settings import SettingsError, read_course
+    from autograder.display.terminal import make_console, visible
     from autograder.regrade import audit
-    from autograder.terminal import make_console, visible
 
     try:
         settings = read_course(Path.cwd())
@@ -81,8 +81,8 @@ def _when(started_at: str) -> str:
 
 
 def run_table(runs: list, title: str) -> Table:
+    from autograder.display.terminal import cell
     from autograder.regrade.audit import short
-    from autograder.terminal import cell
 
     table = Table(title=cell(title), box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in (("when", "left"), ("kind", "left"), ("by", "left"), ("graders", "left"),
@@ -95,9 +95,9 @@ def run_table(runs: list, title: str) -> Table:
 
 
 def student_table(rows: list, title: str) -> Table:
+    from autograder.display.terminal import cell
     from autograder.lms.gradebook import fmt
     from autograder.regrade.audit import short
-    from autograder.terminal import cell
 
     table = Table(title=cell(title), box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in (("when", "left"), ("kind", "left"), ("by", "left"), ("graders", "left"),

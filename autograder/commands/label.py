@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError
-    from autograder.terminal import visible
+    from autograder.display.terminal import visible
 
     try:
         with course_exceptions(Path.cwd()) as exceptions:

@@ -32,9 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
+    from autograder.display.terminal import visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course
-    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())
@@ -58,10 +58,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _status(course: Path, assignment: str) -> int:
+    from autograder.display.terminal import make_console
     from autograder.lms.outbox import SUPERSEDED, history, reconcile
     from autograder.lms.outbox_sender import open_outbox
     from autograder.lms.outbox_status import status_table
-    from autograder.terminal import make_console
 
     with open_outbox(course) as db:
         changed = reconcile(db, assignment)  # a score changed since (a formgrader manual grade) shows as pending

@@ -81,6 +81,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from autograder.display.terminal import visible
     from autograder.grading.assignment import AssignmentError
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.prepare import AssemblyError
@@ -90,7 +91,6 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.regrade import audit, diff, snapshot
     from autograder.regrade.no_decrease import NoDecrease
     from autograder.sandbox.sandbox_errors import SandboxError
-    from autograder.terminal import visible
 
     assignment = args.assignment
     try:
@@ -145,11 +145,11 @@ def _show(args, settings, done: Regraded) -> None:
     from rich.console import Console
 
     from autograder.commands.grade import print_summary
+    from autograder.display.terminal import make_console, visible
     from autograder.lms.errors import LmsError
     from autograder.lms.table import write_atomic
     from autograder.regrade import audit, diff
     from autograder.regrade.audit import short
-    from autograder.terminal import make_console, visible
 
     assignment = args.assignment
     print_summary(done.summary, assignment, Console(stderr=True, highlight=False))

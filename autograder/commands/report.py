@@ -25,8 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: the CLI registers every command at start-up, and the report's
     # plotting stack (matplotlib) would otherwise be paid by every `autograder grade` too.
+    from autograder.display.terminal import exercise_table, make_console, summary_table, visible
     from autograder.report import ReportError, write_report
-    from autograder.terminal import exercise_table, make_console, summary_table, visible
 
     course = Path.cwd()
     try:

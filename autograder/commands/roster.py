@@ -27,11 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
+    from autograder.display.terminal import visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course, open_gradebook
     from autograder.lms.lms_settings import load
     from autograder.lms.roster_import import CANVAS_ID_COLUMNS, import_roster
-    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())
@@ -49,10 +49,10 @@ def run(args: argparse.Namespace) -> int:
 
 def run_sync(args: argparse.Namespace) -> int:
     from autograder.cli import UserError
+    from autograder.display.terminal import visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course
     from autograder.lms.roster_sync import sync_course
-    from autograder.terminal import visible
 
     try:
         listed, result = sync_course(find_course(Path.cwd()))
@@ -73,11 +73,11 @@ def run_list(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from autograder.cli import UserError
+    from autograder.display.terminal import cell, make_console, visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import find_course, open_gradebook
     from autograder.lms.identity import load_people
     from autograder.lms.roster_sync import LEFT, lms_statuses
-    from autograder.terminal import cell, make_console, visible
 
     try:
         with open_gradebook(find_course(Path.cwd())) as gradebook:

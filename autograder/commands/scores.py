@@ -21,9 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from autograder.display.terminal import visible
     from autograder.lms.errors import LmsError
     from autograder.lms.gradebook import course_rules, find_course, open_gradebook, read_gradesheet
-    from autograder.terminal import visible
 
     try:
         course = find_course(Path.cwd())
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         sys.stdout.write(_csv(columns, rows))
         return 0
-    from autograder.terminal import make_console, score_table
+    from autograder.display.terminal import make_console, score_table
 
     console = make_console()
     exercises = [(name, e.max_score) for name, e in zip(columns, info.exercises, strict=True)]

@@ -27,10 +27,10 @@ def run(args: argparse.Namespace) -> int:
     from rich import box
     from rich.table import Table
 
+    from autograder.display.terminal import cell, count, make_console, summary_table, visible
     from autograder.lms.errors import LmsError
     from autograder.similarity import SimilarityError, compare_class
     from autograder.similarity.similarity_csv import write_csv
-    from autograder.terminal import cell, count, make_console, summary_table, visible
 
     try:
         comparison = compare_class(Path.cwd(), args.assignment)

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
 def report(course: Path) -> tuple[list[str], bool]:
     """The status's lines for the course in `course`, and whether a watcher runs there (also the hub's page of it,
     autograder/hub/status_service.py)."""
-    from autograder.terminal import visible
+    from autograder.display.terminal import visible
     from autograder.watch.watch_status import watch_health
 
     health = watch_health(course)

@@ -27,11 +27,11 @@ FORMGRADER_SANITIZE = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.formgrader.QuietOverwriteCells",
+    "autograder.nbgrader_glue.formgrader.QuietOverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 FORMGRADER_AUTOGRADE = [
-    "autograder.formgrader.SandboxedExecute",
+    "autograder.nbgrader_glue.formgrader.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -46,11 +46,11 @@ FORMGRADER_AUTOGRADE = [
 FEEDBACK = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "autograder.feedback.ClearHiddenTestsQuietly",
-    "autograder.feedback.GradersOnly",
-    "autograder.feedback.ClearGradeCellTracebacks",
-    "autograder.feedback.MathAsMathML",
-    "autograder.feedback.ScoreSummary",
+    "autograder.feedback.preprocessors.ClearHiddenTestsQuietly",
+    "autograder.feedback.preprocessors.GradersOnly",
+    "autograder.feedback.preprocessors.ClearGradeCellTracebacks",
+    "autograder.feedback.preprocessors.MathAsMathML",
+    "autograder.feedback.preprocessors.ScoreSummary",
 ]
 # The page is drawn by our `feedback` template (one table of points, each exercise headed by its real score, no
 # script), found here before nbgrader's own, which stays reachable after it.

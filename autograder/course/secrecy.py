@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from autograder.course.settings import CourseSettings, SettingsError
-from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END
+from autograder.nbgrader_glue.notebook import HIDDEN_BEGIN, HIDDEN_END
 
 CLEAR_HIDDEN = "nbgrader.preprocessors.clearhiddentests.ClearHiddenTests"
 CLEAR_SOLUTIONS = "nbgrader.preprocessors.clearsolutions.ClearSolutions"
-CLEAR_TRACEBACKS = "autograder.feedback.ClearGradeCellTracebacks"
-_QUIETLY = "autograder.feedback.ClearHiddenTestsQuietly"
-_FEEDBACK_BASE = "autograder.feedback._FeedbackPreprocessor"
+CLEAR_TRACEBACKS = "autograder.feedback.preprocessors.ClearGradeCellTracebacks"
+_QUIETLY = "autograder.feedback.preprocessors.ClearHiddenTestsQuietly"
+_FEEDBACK_BASE = "autograder.feedback.preprocessors._FeedbackPreprocessor"
 _BASES = ("nbgrader.preprocessors.base.NbGraderPreprocessor", "nbconvert.preprocessors.base.Preprocessor",
           "nbconvert.utils.base.NbConvertBase", "traitlets.config.configurable.LoggingConfigurable",
           "traitlets.config.configurable.Configurable")

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from autograder.deadlines.schedule import Credit, Outcome, show_duration
 from autograder.deadlines.student_deadline import StudentDeadline
-from autograder.page_markup import Markup, markup, when
+from autograder.display.page_markup import Markup, markup, when
 
 
 def deadline_line(deadline: StudentDeadline, arrived: datetime | None, credit: Credit | None) -> Markup:

@@ -176,7 +176,7 @@ def scores(course: Path, assignment: str) -> dict[str, dict[str, float]]:
 def bare_fork_ms(course: Path, assignment: str) -> float:
     import json
 
-    from autograder.notebook import is_test_cell, read_notebook, visible_part
+    from autograder.nbgrader_glue.notebook import is_test_cell, read_notebook, visible_part
     from autograder.sandbox.syntax import python_source
 
     nb = read_notebook(course / "submitted" / "s00000" / assignment / f"{assignment}.ipynb")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.devtools.repo import ROOT
-from autograder.notebook import read_notebook
+from autograder.nbgrader_glue.notebook import read_notebook
 
 FOLDER = ROOT / "build" / "dolos"  # where make bench-similarity installs and runs it
 # Dolos's web report starts its cut-off at 0.75 and then guesses one from each class's similarities, which

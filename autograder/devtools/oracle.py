@@ -57,7 +57,7 @@ from autograder.devtools.oracle_plan import (
     plan_calls,
 )
 from autograder.devtools.repo import new_course
-from autograder.graders.exercise import collect, reference_function
+from autograder.grader_support.exercise import collect, reference_function
 
 # The truth: what the graders pass and what the reference answers ------------------------------------------
 

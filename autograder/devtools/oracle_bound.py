@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from autograder.devtools.catalogue import solution_sources
-from autograder.graders.counterexample import public_calls
-from autograder.graders.exercise import collect, exercises, reference_function, run_case
-from autograder.graders.mistake_tables import mistakes_of
-from autograder.raised import MAX_LINE, SHOWN_TYPES
+from autograder.grader_support.counterexample import public_calls
+from autograder.grader_support.exercise import collect, exercises, reference_function, run_case
+from autograder.grader_support.mistake_tables import mistakes_of
+from autograder.grader_support.raised import MAX_LINE, SHOWN_TYPES
 
 # Bits a value needs for a lookup table to pass a check (rtol 1e-6: about 20 bits of mantissa, a sign and a
 # few of exponent); an integer input or answer here fits in a few bits.

@@ -13,8 +13,8 @@ from autograder.devtools import oracle_student as student_side
 from autograder.devtools.catalogue import write_submission
 from autograder.devtools.oracle_bound import graded_calls
 from autograder.devtools.oracle_plan import ASSIGNMENT, DEPENDENT, STUDENT, TARGET, Stream
-from autograder.graders.exercise import reference_function
-from autograder.notebook import grade_id
+from autograder.grader_support.exercise import reference_function
+from autograder.nbgrader_glue.notebook import grade_id
 
 
 def attack_cell(plan: dict) -> str:

@@ -30,7 +30,7 @@ import numpy as np
 TYPE_BITS, LINE_BITS, TEXT_BYTES, SAME_BITS = 4, 7, 200, 1
 GOT_NUMBERS, GOT_BITS, SHAPE_BITS, SLEEP_BITS, SCORE_BITS = 8, 48, 16, 2, 3
 SLEEP_STEP = 2.0  # seconds a unit of the timing channel
-# Types a hidden check names (`autograder.raised.SHOWN_TYPES`); raising one says its index.
+# Types a hidden check names (`autograder.grader_support.raised.SHOWN_TYPES`); raising one says its index.
 TYPES = [ValueError, TypeError, IndexError, KeyError, NameError, UnboundLocalError, AttributeError, ZeroDivisionError,
          OverflowError, FloatingPointError, AssertionError, RecursionError, ImportError, ModuleNotFoundError,
          RuntimeError, np.linalg.LinAlgError]

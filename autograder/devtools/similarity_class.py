@@ -22,11 +22,11 @@ import numpy as np
 
 from autograder.devtools.catalogue import Answer, correct_answers, solution_sources, wrong_answers
 from autograder.devtools.repo import ROOT
-from autograder.graders.exercise import run_exercise
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent
 from autograder.grading.model import CellResult, SubmissionResult
-from autograder.notebook import grade_id, is_solution
+from autograder.nbgrader_glue.notebook import grade_id, is_solution
 from autograder.similarity.winnowing import NAME, tokens
-from autograder.student import InProcessStudent
 
 DISGUISES = ("renamed", "reformatted", "reordered", "recommented", "fixed", "whole-file")
 SCRATCH = ["print(np.ones((3, 2)).shape)", "print(W.shape)", "np.hstack((np.ones((3, 2)), np.ones((3, 3))))",

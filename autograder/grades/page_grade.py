@@ -8,8 +8,8 @@ from typing import Any
 
 from autograder.deadlines.student_line import deadline_line
 from autograder.deadlines.tables import EVENT_TABLE
+from autograder.display.page_markup import Markup
 from autograder.grades.arithmetic import Grade
-from autograder.page_markup import Markup
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The engine's side of judging each exercise on its own (`autograder.dependencies`): after a notebook is
+"""The engine's side of judging each exercise on its own (`autograder.grader_support.dependencies`): after a notebook is
 graded, a test cell that lost points while an exercise above it lost points too is graded again, with those
 earlier functions replaced by stand-ins that the grader answers, and keeps the better result (its feedback
 then says so).
@@ -13,7 +13,8 @@ code cells in order and grades each such cell where it stands, call by call (as 
 import time
 from typing import Any
 
-from autograder.dependencies import Answers, alone_note, lost
+from autograder.feedback.verdict import verdict_output
+from autograder.grader_support.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
 from autograder.grading.notebook_run import run_one_cell
 from autograder.grading.self_check_stage import TrustedSelfCheck
@@ -21,7 +22,6 @@ from autograder.grading.trustedcheck import TrustedChecks
 from autograder.grading.unchanged import unchanged_after
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
 from autograder.sandbox.submission_process import Sandbox
-from autograder.verdict import verdict_output
 
 
 def judge_alone(job: Any, notebook: Any, run: Any, zygote: Any, deadline: float,
@@ -131,7 +131,8 @@ def _timed_out(outputs: list[dict]) -> bool:
 
 def _shown(alone: CellResult, first: CellResult, cell: Any, broken: list[str], count: int) -> list[dict]:
     """The outputs of a cell judged on its own: the score it keeps, then the verdict of its own run with the
-    student's functions (as the kernel shows it: `autograder.kernel.grade`). Only the score of the run on its
+    student's functions (as the kernel shows it: `autograder.nbgrader_glue.kernel.grade`).
+    Only the score of the run on its
     own is shown: in that run the student's code obtains the reference's answers on arguments it chooses,
     and checks it passes or fails at will there would carry them out (docs, "What the feedback reveals");
     what its process printed is not shown either."""

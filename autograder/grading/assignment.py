@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 from autograder.course.settings import CourseSettings
-from autograder.graders.exercise import GradersError, max_score, reference_function
+from autograder.grader_support.exercise import GradersError, max_score, reference_function
 from autograder.grading.model import SourceNotebook
 from autograder.grading.prepare import AssemblyError, grade_call
-from autograder.notebook import HIDDEN_BEGIN, hidden_part
+from autograder.nbgrader_glue.notebook import HIDDEN_BEGIN, hidden_part
 
 if TYPE_CHECKING:  # the writer loads after the workers have started (see `grading.startup`)
     from autograder.grading.writer import GradebookWriter

@@ -13,15 +13,15 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from autograder.graders.counterexample import public_calls
-from autograder.graders.exercise import exercises, reference_function, run_exercise
-from autograder.graders.exercise import reference as graders_reference
-from autograder.graders.judge import fresh
+from autograder.grader_support.counterexample import public_calls
+from autograder.grader_support.exercise import exercises, reference_function, run_exercise
+from autograder.grader_support.exercise import reference as graders_reference
+from autograder.grader_support.judge import fresh
+from autograder.grader_support.student import InProcessStudent
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.planned import PlannedCall, planned_call
 from autograder.sandbox.request_builders import Request, cell_request, modules_request
-from autograder.student import InProcessStudent
 
 if TYPE_CHECKING:  # the stage asks this module for the checks' plans: it imports this one, never the reverse
     from autograder.grading.self_check_stage import TrustedSelfCheck

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from autograder.course.settings import CourseSettings
 from autograder.grading.model import SourceNotebook
-from autograder.notebook import visible_part
+from autograder.nbgrader_glue.notebook import visible_part
 from autograder.sandbox.syntax import python_source
 
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.graders.exercise import ExerciseResult, points_total
+from autograder.grader_support.exercise import ExerciseResult, points_total
 from autograder.grading.result_file import RESULT_FILE
 from autograder.sandbox.limits import Limits
 

@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.graders.exercise import run_exercise
+from autograder.feedback.verdict import TRUSTED_RUN_NOTE, verdict_output
+from autograder.grader_support.exercise import run_exercise
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
 from autograder.grading.self_check_stage import TrustedSelfCheck
@@ -15,7 +16,6 @@ from autograder.grading.trustedcheck import Verdict
 from autograder.sandbox.sandbox_errors import SandboxDied
 from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.submission_process import Sandbox
-from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 
 @dataclass

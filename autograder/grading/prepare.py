@@ -27,7 +27,7 @@ from autograder.grading.model import (
 )
 from autograder.grading.reading import read_fast
 from autograder.grading.sanitise import sanitise
-from autograder.notebook import HIDDEN_BEGIN, HIDDEN_END, hidden_part, is_grade, is_solution, visible_part
+from autograder.nbgrader_glue.notebook import HIDDEN_BEGIN, HIDDEN_END, hidden_part, is_grade, is_solution, visible_part
 from autograder.sandbox.syntax import python_source
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from autograder.notebook import NotebookError
+from autograder.nbgrader_glue.notebook import NotebookError
 
 _UNREAD = object()
 _JSON_KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "true or false",

@@ -17,7 +17,7 @@ import copy as _copy
 from typing import Any
 
 from autograder.grading.model import SourceNotebook
-from autograder.notebook import checksum, is_grade, is_locked, is_solution
+from autograder.nbgrader_glue.notebook import checksum, is_grade, is_locked, is_solution
 
 
 def sanitise(submitted: dict[str, Any], source: SourceNotebook, add_missing: bool,

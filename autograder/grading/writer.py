@@ -31,7 +31,7 @@ from autograder.course.settings import database_error
 from autograder.grading.gradebook_db import GradebookDatabase, GradebookError
 from autograder.grading.model import Outcome, SourceNotebook
 from autograder.grading.sources import read_sources
-from autograder.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
+from autograder.nbgrader_glue.notebook import NO_RESPONSE, checksum, is_grade, nbgrader_meta, nbutils, node
 
 
 def lock_seconds_allowed() -> float:

@@ -14,7 +14,7 @@ from typing import Any
 from autograder.deadlines.rules import LateRules
 from autograder.deadlines.student_deadline import StudentDeadline
 from autograder.deadlines.student_line import deadline_line
-from autograder.page_markup import Markup
+from autograder.display.page_markup import Markup
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 from autograder.watch.standing import Attempt, attempts_of, counted

@@ -19,9 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from autograder.display.page_markup import LOCAL_TIMES, Markup, markup, when
+from autograder.display.terminal import count
 from autograder.hub.my_assignments import AssignmentRow
-from autograder.page_markup import LOCAL_TIMES, Markup, markup, when
-from autograder.terminal import count
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.standing import window_words
 

@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from autograder.identity_names import is_reserved
+from autograder.lms.identity_names import is_reserved
 
 HUB_MARK = "autograder hub user"  # the comment (GECOS) field of every account ensure_user makes
 # POSIX's portable user names as Debian's useradd takes them by default: a lowercase letter or underscore, then

@@ -29,7 +29,7 @@ class LmsExportPlugin(ExportPlugin):
     )
 
     def export(self, gradebook) -> None:
-        from autograder.terminal import visible
+        from autograder.display.terminal import visible
 
         root = getattr(getattr(self.parent, "coursedir", None), "root", "") or "."
         course = Path(root)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, select, text
 
-from autograder.identity_names import is_posix_name, on_system, safe_name
+from autograder.lms.identity_names import is_posix_name, on_system, safe_name
 
 from .identity import IDENTITY_TABLE, our_tables
 

@@ -6,7 +6,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from autograder.terminal import cell
+from autograder.display.terminal import cell
 
 from .outbox import FAILED, PENDING, SENT, OutboxRow
 from .points import fmt

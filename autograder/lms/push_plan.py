@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.terminal import visible
+from autograder.display.terminal import visible
 
 from .errors import MissingIdentity
 from .gradebook import Gradesheet, fmt

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.terminal import visible
+from autograder.display.terminal import visible
 
 from .errors import LmsError, MissingIdentity
 from .identity import Person

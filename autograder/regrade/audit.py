@@ -51,7 +51,7 @@ def grader_files(assignment: str) -> list[Path]:
     """The files whose code decides this assignment's scores: its grader package (every file in it) and
     the modules of this package they import, followed import by import, with their packages' `__init__`."""
     import autograder
-    from autograder.graders.exercise import assignment_folder
+    from autograder.grader_support.exercise import assignment_folder
 
     root = Path(autograder.__file__).resolve().parent
     package = assignment_folder(assignment) or root / "graders" / assignment
@@ -100,7 +100,7 @@ def grader_version(assignment: str, source: Path, ignore: Iterable[str] = ()) ->
     """The content hash (SHA-256, hex) of the assignment's graders and of the instructor's files in
     `source` (the assignment's source folder; names matching `ignore` are left out, as nbgrader does)."""
     import autograder
-    from autograder.graders.exercise import assignment_folder
+    from autograder.grader_support.exercise import assignment_folder
     from autograder.grading.autograded import regular_files
 
     root = Path(autograder.__file__).resolve().parent

@@ -8,12 +8,12 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from autograder.display.terminal import cell as text_cell
 from autograder.grading.model import CellResult
 from autograder.lms.gradebook import fmt
 from autograder.lms.table import Table as CsvTable
 from autograder.regrade.no_decrease import Kept
 from autograder.regrade.snapshot import Cell, Snapshot
-from autograder.terminal import cell as text_cell
 
 EPSILON = 1e-9
 

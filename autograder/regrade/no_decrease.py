@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autograder.grading.model import CellResult, SubmissionResult
-from autograder.notebook import content_checksum
+from autograder.nbgrader_glue.notebook import content_checksum
 from autograder.regrade.snapshot import Snapshot
 
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.graders.exercise import points_total
+from autograder.grader_support.exercise import points_total
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
 from autograder.grading.reading import read_fast
-from autograder.notebook import NotebookError, content_checksum
+from autograder.nbgrader_glue.notebook import NotebookError, content_checksum
 
 Rows = Callable[[str, dict[str, Any]], list[tuple]]
 

@@ -15,9 +15,9 @@ from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
 from autograder.deadlines.rules import LateRules
+from autograder.grader_support.hints import hint_text
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
-from autograder.hints import hint_text
-from autograder.notebook import NO_RESPONSE, grade_id
+from autograder.nbgrader_glue.notebook import NO_RESPONSE, grade_id
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
 from autograder.report.deadline_rows import DeadlineRow, deadline_rows
 from autograder.similarity import Comparison, SimilarityError, compare_class

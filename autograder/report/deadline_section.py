@@ -3,9 +3,9 @@ points the late rule took, extensions, labels and overrides; and who left the LM
 
 from html import escape
 
+from autograder.display.terminal import count
 from autograder.report.data import ClassData
 from autograder.report.metric_markup import metric, points
-from autograder.terminal import count
 
 
 def section(data: ClassData) -> str:

@@ -10,11 +10,11 @@ import statistics
 from datetime import datetime
 from html import escape
 
+from autograder.display.terminal import count, percent
 from autograder.report import deadline_section, plots, similarity_section
 from autograder.report.data import ClassData
 from autograder.report.metric_markup import metric, points
 from autograder.sandbox.isolation import BARE_WARNING
-from autograder.terminal import count, percent
 
 CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;

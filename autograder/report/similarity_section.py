@@ -4,9 +4,9 @@ it accuses nobody. Every text from a notebook is escaped: it is the students' ow
 
 from html import escape
 
+from autograder.display.terminal import count
 from autograder.similarity.evidence import Comparison, Pair
 from autograder.similarity.winnowing import shared_spans
-from autograder.terminal import count
 
 MAX_PAIRS = 60  # pairs shown in full; the CSV has them all
 MAX_EXERCISES = 4  # exercises shown side by side a pair, the strongest code evidence first

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from autograder.grader_support.student import StudentError
 from autograder.sandbox import wire
 from autograder.sandbox.replies import NOT_CALLED
 from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request
 from autograder.sandbox.sandbox_errors import SandboxDied
 from autograder.sandbox.submission_process import Child, Sandbox
 from autograder.sandbox.zygote_handle import Zygote
-from autograder.student import StudentError
 
 
 class PlanMismatch(BaseException):

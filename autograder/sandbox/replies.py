@@ -5,9 +5,9 @@ import os
 import signal
 from typing import Any
 
-from autograder import raised
+from autograder.grader_support import raised
+from autograder.grader_support.student import not_defined
 from autograder.sandbox.limits import OUTPUT_DROPPED, Limits
-from autograder.student import not_defined
 
 NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 CALL_FAILED = {

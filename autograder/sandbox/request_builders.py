@@ -4,7 +4,7 @@ the instructor's modules, run a cell, call a function. Each crosses as a `Reques
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from autograder.activations import ACTIVATIONS
+from autograder.grader_support.activations import ACTIVATIONS
 from autograder.sandbox import wire
 from autograder.sandbox.sandbox_errors import BoundaryError
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.activations import ACTIVATIONS
-from autograder.raised import cell_number, report
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.raised import cell_number, report
 from autograder.sandbox import syntax, wire
 from autograder.sandbox.call_arguments import fresh, snapshot, snapshots
 from autograder.sandbox.cell_output import Discard, Output, error_output
@@ -168,7 +168,7 @@ class Runtime:
 
     def _stand_ins(self, names: Any) -> Replaced | contextlib.nullcontext:
         """While this request runs, the named functions (other exercises that lost points, see
-        `autograder.dependencies`) answer through the grader instead of running the student's code."""
+        `autograder.grader_support.dependencies`) answer through the grader instead of running the student's code."""
         if not isinstance(names, list) or not names:
             return contextlib.nullcontext()
         return Replaced(self.namespace, {name: self._asks_grader(name) for name in names if isinstance(name, str)})
@@ -300,7 +300,7 @@ class Runtime:
             if isinstance(exc, MemoryError):
                 self.limits.add("memory")
             # What the grader is told is the exception's type and where it came from, never its text (the
-            # trusted side builds the sentence: `autograder.raised`).
+            # trusted side builds the sentence: `autograder.grader_support.raised`).
             if not returned:
                 return False, wire.pack({"error": "raised", "kind": "raised", "raised": _reported(exc, function)})
             return False, wire.pack({"error": "unsendable", "kind": "unsendable"})

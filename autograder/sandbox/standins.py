@@ -3,7 +3,7 @@ of it holds one of them as a default argument (`g=sigmoid`, bound when it was de
 
 Used on both sides of the sandbox: by the student's process, whose stand-ins ask the grader, and in the
 kernel and on the trusted side, whose stand-ins answer from the reference's recorded calls
-(`autograder.dependencies`). It imports nothing of the graders.
+(`autograder.grader_support.dependencies`). It imports nothing of the graders.
 """
 
 import types

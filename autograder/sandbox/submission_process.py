@@ -14,12 +14,12 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from autograder.grader_support.student import StudentError
 from autograder.sandbox import wire
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.replies import NOT_CALLED, STOPPED, call_failure, checked_cell_reply, explain_death
 from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request, cell_request, modules_request
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
-from autograder.student import StudentError
 
 if TYPE_CHECKING:  # the zygote's handle makes these processes: it imports this module, never the reverse
     from autograder.sandbox.zygote_handle import Zygote

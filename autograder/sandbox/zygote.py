@@ -46,7 +46,7 @@ import numpy  # noqa: E402,F401
 import numpy.linalg  # noqa: E402,F401
 import numpy.random  # noqa: E402,F401
 
-import autograder.activations  # noqa: E402,F401
+import autograder.grader_support.activations  # noqa: E402,F401
 # The student side, all of it (`runtime` and what it imports, `zygote_cache` among them): imported here, before the
 # root changes, so that every child inherits it.
 from autograder.sandbox import cgroups, isolation, limits, runtime, seccomp, zygote_cache  # noqa: E402

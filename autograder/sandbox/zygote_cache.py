@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from autograder.activations import ACTIVATIONS
+from autograder.grader_support.activations import ACTIVATIONS
 from autograder.sandbox import wire
 from autograder.sandbox.call_arguments import read_only, snapshots
 from autograder.sandbox.cell_output import Discard

@@ -13,7 +13,7 @@ from autograder.course.settings import SettingsError, read_course
 from autograder.course.submitted import UnsafeFile, read_bytes, shown, valid_student_id
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.grading.reading import read_fast
-from autograder.notebook import NotebookError
+from autograder.nbgrader_glue.notebook import NotebookError
 from autograder.similarity.notebook_work import (
     NotebookRefused,
     ReleasedNotebook,

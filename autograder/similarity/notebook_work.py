@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.notebook import grade_id, is_grade, is_solution
+from autograder.nbgrader_glue.notebook import grade_id, is_grade, is_solution
 from autograder.similarity.winnowing import tokens
 
 MAX_CELLS = 5000  # the releases have 31 and 46; more is a generated file, refused with a message

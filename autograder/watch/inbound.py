@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 
-from autograder.terminal import visible
+from autograder.display.terminal import visible
 from autograder.watch.exchange import Entry, Exchange, Uncollectable, Unfinished
 from autograder.watch.ledger import Ledger
 

@@ -2,7 +2,7 @@
 preprocessors, for one student, in this process) and the notices that stand in for it while a submission
 waits (over the attempts limit, or a fault on our side).
 
-Their lines are `autograder.page_markup`'s: safe HTML, with times the reader sees in their own zone.
+Their lines are `autograder.display.page_markup`'s: safe HTML, with times the reader sees in their own zone.
 """
 
 import html
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autograder.page_markup import LOCAL_TIMES, Markup
+from autograder.display.page_markup import LOCAL_TIMES, Markup
 
 
 class FeedbackError(Exception):
@@ -23,7 +23,7 @@ class FeedbackMaker:
     def __init__(self, root: Path, coursedir: Any, config: Any) -> None:
         from nbgrader.apps.api import NbGraderAPI
 
-        from autograder.feedback import with_graders_only
+        from autograder.feedback.preprocessors import with_graders_only
 
         self.root = root
         self.api = NbGraderAPI(coursedir, config=with_graders_only(config))

@@ -5,8 +5,8 @@ course's policy says: the latest, or the best)."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from autograder.page_markup import Markup, markup, when
-from autograder.terminal import count
+from autograder.display.page_markup import Markup, markup, when
+from autograder.display.terminal import count
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 

@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from autograder.display.page_markup import markup, when, when_text
+from autograder.display.terminal import visible
 from autograder.grading.model import SourceNotebook
-from autograder.page_markup import markup, when, when_text
-from autograder.terminal import visible
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import Entry, Exchange, Uncollectable
 from autograder.watch.ledger import Ledger, Record, utcnow

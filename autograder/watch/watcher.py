@@ -31,7 +31,9 @@ from autograder.course.settings import CourseSettings
 from autograder.course.submitted import TIMESTAMP_FILE, UnsafeFile
 from autograder.deadlines.schedule import DeadlineError, as_utc
 from autograder.deadlines.schedule import Outcome as LateOutcome
-from autograder.graders.exercise import points_total
+from autograder.display.page_markup import markup, when
+from autograder.display.terminal import visible
+from autograder.grader_support.exercise import points_total
 from autograder.grading.gradebook_db import GradebookError
 from autograder.grading.instructor import instructor_files
 from autograder.grading.model import RESULT_FILE, Outcome, SubmissionResult
@@ -40,8 +42,6 @@ from autograder.grading.prepare import AssemblyError, Prepared, prepare, unreada
 from autograder.grading.recording import Batch, record
 from autograder.grading.sanitise import SourceNotebook
 from autograder.grading.writer import GradebookWriter
-from autograder.page_markup import markup, when
-from autograder.terminal import visible
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Collected, Entry, Exchange, Uncollectable
 from autograder.watch.inbound import Inbound

@@ -4,7 +4,7 @@ terminal or as CSV on stdout; one line and status 1 when there is nothing to sho
 import csv
 import io
 
-from autograder.terminal import visible
+from autograder.display.terminal import visible
 from tests.lms.conftest import HSA, HSA_CELLS, run_cli, write_config
 
 EXERCISES = sorted(cell.removeprefix("test_") for cell in HSA_CELLS)  # the gradebook's order: by name

@@ -3,9 +3,16 @@
 import numpy as np
 import pytest
 
-from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified, diagnose
-from autograder.graders.exercise import collect, run_exercise
-from autograder.student import InProcessStudent, StudentError
+from autograder.grader_support.checks import (
+    CheckFailed,
+    call_label,
+    check_array,
+    check_number,
+    check_unmodified,
+    diagnose,
+)
+from autograder.grader_support.exercise import collect, run_exercise
+from autograder.grader_support.student import InProcessStudent, StudentError
 
 A = np.arange(6.0).reshape(2, 3)
 

@@ -6,10 +6,10 @@ import pytest
 
 from autograder.devtools.catalogue import write_submission, wrong_answers
 from autograder.devtools.oracle_bound import graded_calls
-from autograder.graders.counterexample import MAX_CALLS, public_calls
-from autograder.graders.exercise import exercises, reference_function, run_exercise
-from autograder.notebook import load_namespace
-from autograder.student import InProcessStudent
+from autograder.grader_support.counterexample import MAX_CALLS, public_calls
+from autograder.grader_support.exercise import exercises, reference_function, run_exercise
+from autograder.grader_support.student import InProcessStudent
+from autograder.nbgrader_glue.notebook import load_namespace
 
 ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
 

@@ -8,8 +8,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from autograder.devtools.repo import ROOT
-from autograder.exercise_outcome import outcome, set_by_instructor
-from autograder.feedback import (
+from autograder.feedback.exercise_outcome import outcome, set_by_instructor
+from autograder.feedback.math_markup import with_mathml
+from autograder.feedback.preprocessors import (
     STOPPED_KINDS,
     TRUSTED_RUN_FAILED,
     MathAsMathML,
@@ -17,8 +18,7 @@ from autograder.feedback import (
     heading_level,
     unbroken_numbers,
 )
-from autograder.math_markup import with_mathml
-from autograder.verdict import verdict_output
+from autograder.feedback.verdict import verdict_output
 
 NOTEBOOKS = sorted((ROOT / "source").glob("*/*.ipynb"))
 

@@ -6,16 +6,16 @@ from pathlib import Path
 import pytest
 
 from autograder.course.settings import SettingsError, early_settings, read_course
-from autograder.graders.exercise import GradersError, exercises, reference_function, run_exercise
+from autograder.grader_support.exercise import GradersError, exercises, reference_function, run_exercise
+from autograder.grader_support.hints import HINTS, hint_text
+from autograder.grader_support.student import InProcessStudent
 from autograder.grading.startup import hidden_paths
-from autograder.hints import HINTS, hint_text
-from autograder.student import InProcessStudent
 
 ASSIGNMENT = "unit_own_graders"  # a name no other test's graders use: the mount lasts for the process
 
 GRADER = '''import pytest
 
-from autograder.checks import check_array
+from autograder.grader_support.checks import check_array
 from autograder.graders.unit_own_graders import reference as ref
 
 

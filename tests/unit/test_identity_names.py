@@ -1,4 +1,4 @@
-"""One safe name per person (`autograder.identity_names`): whatever an LMS sends, a valid POSIX user name, never a
+"""One safe name per person (`autograder.lms.identity_names`): whatever an LMS sends, a valid POSIX user name, never a
 user or group of this machine, never another person's, the same for the same person."""
 
 import pwd
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder.course.submitted import valid_student_id
-from autograder.identity_names import POSIX_NAME, is_posix_name, on_system, readable, safe_name
+from autograder.lms.identity_names import POSIX_NAME, is_posix_name, on_system, readable, safe_name
 
 HOSTILE = st.one_of(
     st.text(max_size=300),

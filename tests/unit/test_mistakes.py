@@ -1,15 +1,16 @@
 """Naming mistakes that are not one exact value: nan and inf patterns, a wrong shape, a value known only
-up to a tolerance of its own (`autograder.checks.Mistake`), and plain values compared as the expected one is."""
+up to a tolerance of its own (`autograder.grader_support.checks.Mistake`),
+and plain values compared as the expected one is."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from autograder.checks import CheckFailed, Mistake, check_array, check_number, diagnose
+from autograder.grader_support.checks import CheckFailed, Mistake, check_array, check_number, diagnose
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent
 from autograder.graders import use_folder
-from autograder.graders.exercise import run_exercise
-from autograder.student import InProcessStudent
 
 ASSIGNMENT = "unit_softmax_mistakes"  # a name no other test's graders use: the mount lasts for the process
 HINT = "softmax_no_shift"
@@ -21,7 +22,7 @@ X = np.array([[1000.0, 1.0, -3.0], [999.0, 2.0, 0.5], [10.0, 3.0, 700.0]])
 GRADER = f'''import numpy as np
 import pytest
 
-from autograder.checks import check_array
+from autograder.grader_support.checks import check_array
 
 from . import reference as ref
 

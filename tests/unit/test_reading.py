@@ -6,7 +6,7 @@ import json
 import pytest
 
 from autograder.grading.reading import read_fast
-from autograder.notebook import NotebookError
+from autograder.nbgrader_glue.notebook import NotebookError
 
 NOTEBOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
             "cells": [{"cell_type": "code", "metadata": {}, "source": ["x = 1\n", "y = 2"], "outputs": [],

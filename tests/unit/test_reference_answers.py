@@ -1,10 +1,10 @@
-"""The graders' reference answers, kept once per process (`autograder.graders.judge.ReferenceAnswers`)."""
+"""The graders' reference answers, kept once per process (`autograder.grader_support.judge.ReferenceAnswers`)."""
 
 import numpy as np
 import pytest
 
-from autograder.graders.judge import ANSWERS, ReferenceAnswers, judge
-from autograder.student import InProcessStudent
+from autograder.grader_support.judge import ANSWERS, ReferenceAnswers, judge
+from autograder.grader_support.student import InProcessStudent
 
 
 def counting(calls):

@@ -5,7 +5,7 @@ import copy
 
 from autograder.grading.model import SourceCell, SourceNotebook
 from autograder.grading.sanitise import clear_output, deduplicate_ids, overwrite_cells, sanitise
-from autograder.notebook import checksum
+from autograder.nbgrader_glue.notebook import checksum
 
 
 def cell(source: str, kind: str = "code", **nbgrader) -> dict:

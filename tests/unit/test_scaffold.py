@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from autograder.cli import main
-from autograder.graders.exercise import run_exercise
-from autograder.student import InProcessStudent
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent
 
 README_CONFIG = 'c = get_config()\nc.CourseDirectory.course_id = "my-course"\nc.Autograder.graders = "graders"\n'
 

@@ -33,7 +33,7 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                    "self-checks name their argument x)"),
     (["hsa", "np"], "(the notebook, the self-check and the reference import NumPy as np)"),
     (["hsa", "selfcheck"], "(the notebook imports its self-check module as selfcheck)"),
-    (["hsa", "grade"], "(the grade cells import autograder.kernel's grade)"),
+    (["hsa", "grade"], "(the grade cells import autograder.nbgrader_glue.kernel's grade)"),
     (["hsa", "max"], "exercise 'max' would shadow a name its notebook needs (a Python built-in)"),
     (["hsa", "_"], "names starting with _"),
 ])

@@ -11,8 +11,8 @@ from autograder.course.secrecy import LeakingSettings, refuse_leaks
 from autograder.course.settings import read_course
 from tests.unit.test_settings import config
 
-QUIETLY = "'autograder.feedback.ClearHiddenTestsQuietly'"
-TRACEBACKS = "'autograder.feedback.ClearGradeCellTracebacks'"
+QUIETLY = "'autograder.feedback.preprocessors.ClearHiddenTestsQuietly'"
+TRACEBACKS = "'autograder.feedback.preprocessors.ClearGradeCellTracebacks'"
 
 
 def refusal(folder, text: str) -> str:

@@ -3,7 +3,7 @@
 import re
 from datetime import datetime, timedelta
 
-from autograder.page_markup import markup, when
+from autograder.display.page_markup import markup, when
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 from autograder.watch.pages import notice, with_banner

@@ -2,7 +2,7 @@
 
 from rich.console import Console
 
-from autograder.terminal import exercise_table, score_table, summary_table
+from autograder.display.terminal import exercise_table, score_table, summary_table
 
 
 def rendered(table) -> list[str]:

@@ -10,14 +10,14 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
-from autograder.checks import CheckFailed, check_array, check_number, plausible
-from autograder.dependencies import alone_note
-from autograder.feedback import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
-from autograder.graders.exercise import GraderCase, run_case
-from autograder.raised import MAX_LINE, Raised, from_report
+from autograder.feedback.preprocessors import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
+from autograder.feedback.verdict import TRUSTED_RUN_NOTE, verdict_output
+from autograder.grader_support.checks import CheckFailed, check_array, check_number, plausible
+from autograder.grader_support.dependencies import alone_note
+from autograder.grader_support.exercise import GraderCase, run_case
+from autograder.grader_support.raised import MAX_LINE, Raised, from_report
+from autograder.grader_support.student import InProcessStudent, StudentError
 from autograder.sandbox.replies import call_failure
-from autograder.student import InProcessStudent, StudentError
-from autograder.verdict import TRUSTED_RUN_NOTE, verdict_output
 
 SECRET = np.array([[0.7315926535897931, -1.2345678901234567], [2.718281828459045, 0.5772156649015329]])
 
@@ -183,8 +183,9 @@ def test_the_page_keeps_the_graders_verdict_and_leaves_out_the_codes_own_output(
 
 def test_the_watchers_feedback_always_leaves_out_the_codes_output():
     config = Config()
-    config.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades", "autograder.feedback.ScoreSummary"]
+    summary = "autograder.feedback.preprocessors.ScoreSummary"
+    config.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades", summary]
     listed = with_graders_only(config).GenerateFeedback.preprocessors
-    assert listed == ["nbgrader.preprocessors.GetGrades", GRADERS_ONLY, "autograder.feedback.ScoreSummary"]
-    assert config.GenerateFeedback.preprocessors[1] == "autograder.feedback.ScoreSummary"  # the course's own untouched
+    assert listed == ["nbgrader.preprocessors.GetGrades", GRADERS_ONLY, summary]
+    assert config.GenerateFeedback.preprocessors[1] == summary  # the course's own untouched
     assert with_graders_only(Config()).GenerateFeedback.preprocessors[-1] == GRADERS_ONLY

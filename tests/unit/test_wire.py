@@ -6,7 +6,7 @@ import socket
 import numpy as np
 import pytest
 
-from autograder.activations import ACTIVATIONS
+from autograder.grader_support.activations import ACTIVATIONS
 from autograder.sandbox import wire
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.devtools.repo import ROOT
-from autograder.notebook import grade_id, nbgrader_meta
+from autograder.nbgrader_glue.notebook import grade_id, nbgrader_meta
 
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from autograder.graders.randomdata import fixed, integers, normal, rng_for
+from autograder.grader_support.randomdata import fixed, integers, normal, rng_for
 
 
 @dataclass(frozen=True)

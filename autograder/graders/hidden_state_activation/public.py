@@ -4,8 +4,8 @@ tell no more than the worked example does. Smallest first, at most `MAX_CALLS` a
 
 import numpy as np
 
-from autograder.activations import ACTIVATIONS
-from autograder.graders.counterexample import PublicCall, counting
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.counterexample import PublicCall, counting
 
 IDENTITY = ACTIVATIONS["identity"]
 SIZES = [(1, 1, 1), (1, 2, 1), (2, 1, 2), (2, 2, 2)]  # (n_h, n_x, m)

@@ -1,12 +1,12 @@
 """The reference answers for `hidden_state_activation`, and what each known mistake computes instead.
 
-Each MISTAKES table maps a hint id (autograder.hints) to a function with the reference's signature that
+Each MISTAKES table maps a hint id (autograder.grader_support.hints) to a function with the reference's signature that
 makes exactly that mistake; a wrong answer that one of them reproduces gets that hint.
 """
 
 import numpy as np
 
-from autograder.activations import sigmoid
+from autograder.grader_support.activations import sigmoid
 
 
 def concat_weights(w_hh, w_hx):

@@ -1,8 +1,8 @@
 import pytest
 
+from autograder.grader_support.judge import judge, judge_unmodified
 from autograder.graders.hidden_state_activation import reference as ref
 from autograder.graders.hidden_state_activation.cases import MINIBATCH, SHAPE_PARAMS, pick
-from autograder.graders.judge import judge, judge_unmodified
 
 ARGS = ("w_hh", "w_hx", "h_t_prev", "x_t")
 

@@ -1,9 +1,9 @@
 import pytest
 
-from autograder.activations import ACTIVATIONS, sigmoid
+from autograder.grader_support.activations import ACTIVATIONS, sigmoid
+from autograder.grader_support.judge import judge, judge_unmodified
 from autograder.graders.hidden_state_activation import reference as ref
 from autograder.graders.hidden_state_activation.cases import MINIBATCH, SHAPE_PARAMS, SHAPES
-from autograder.graders.judge import judge, judge_unmodified
 
 
 @pytest.mark.points(1)

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from autograder.activations import sigmoid
-from autograder.checks import CheckFailed, as_numeric
+from autograder.grader_support.activations import sigmoid
+from autograder.grader_support.checks import CheckFailed, as_numeric
+from autograder.grader_support.judge import judge, judge_unmodified
+from autograder.grader_support.randomdata import normal_for
 from autograder.graders.hidden_state_activation import reference as ref
-from autograder.graders.judge import judge, judge_unmodified
-from autograder.graders.randomdata import normal_for
 
 SHAPES = {"(4, 3)": (4, 3), "(5, 1)": (5, 1), "1-D (6,)": (6,), "3-D (2, 3, 4)": (2, 3, 4)}
 

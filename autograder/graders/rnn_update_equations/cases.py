@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from autograder.graders.randomdata import fixed, normal, rng_for
+from autograder.grader_support.randomdata import fixed, normal, rng_for
 
 # Weights of scale 0.5 keep tanh away from saturation, so a state that was not carried still shows.
 WEIGHT_SCALE = 0.5

@@ -5,8 +5,8 @@ first, at most `MAX_CALLS` an exercise."""
 
 import numpy as np
 
-from autograder.activations import ACTIVATIONS
-from autograder.graders.counterexample import PublicCall, counting
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.counterexample import PublicCall, counting
 
 IDENTITY, TANH = ACTIVATIONS["identity"], ACTIVATIONS["tanh"]
 SIZES = [(1, 1, 1, 1), (2, 1, 1, 2), (1, 2, 2, 1)]  # (n_x, n_h, n_y, m)

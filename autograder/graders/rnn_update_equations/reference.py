@@ -1,6 +1,6 @@
 """The reference answers for `rnn_update_equations`, and what each known mistake computes instead.
 
-Each MISTAKES table maps a hint id (autograder.hints) to a function with the reference's signature that
+Each MISTAKES table maps a hint id (autograder.grader_support.hints) to a function with the reference's signature that
 makes exactly that mistake; a wrong answer that one of them reproduces gets that hint. The tables of the
 two sequence functions are lists of (hint id, function) pairs, because one mistake can be made in more
 than one way (an off-by-one that drops the last state, or one that adds h0 in front).
@@ -10,7 +10,7 @@ from functools import partial
 
 import numpy as np
 
-from autograder.activations import tanh
+from autograder.grader_support.activations import tanh
 
 
 def rnn_step(x_t, h_prev, W_xh, W_hh, b_h, phi=tanh):

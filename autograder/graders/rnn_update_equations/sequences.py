@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks import CheckFailed, call_label, check_array, kind_of
-from autograder.graders.judge import computed, sizes, student_answer
+from autograder.grader_support.checks import CheckFailed, call_label, check_array, kind_of
+from autograder.grader_support.judge import computed, sizes, student_answer
 
 MistakeList = Sequence[tuple[str, Callable[..., Any]]]
 

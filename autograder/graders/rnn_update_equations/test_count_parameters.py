@@ -1,6 +1,6 @@
 import pytest
 
-from autograder.graders.judge import judge_number
+from autograder.grader_support.judge import judge_number
 from autograder.graders.rnn_update_equations import reference as ref
 from autograder.graders.rnn_update_equations.cases import SIZE_PARAMS
 

@@ -1,7 +1,7 @@
 import pytest
 
-from autograder.activations import ACTIVATIONS
-from autograder.graders.judge import judge, judge_unmodified
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.judge import judge, judge_unmodified
 from autograder.graders.rnn_update_equations import reference as ref
 from autograder.graders.rnn_update_equations.cases import MINIBATCH, SHAPE_PARAMS, SHAPES, pick
 

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from autograder.activations import ACTIVATIONS
-from autograder.checks import CheckFailed, check_array, close
-from autograder.graders.judge import judge, judge_unmodified, student_answer
-from autograder.graders.randomdata import fixed
+from autograder.grader_support.activations import ACTIVATIONS
+from autograder.grader_support.checks import CheckFailed, check_array, close
+from autograder.grader_support.judge import judge, judge_unmodified, student_answer
+from autograder.grader_support.randomdata import fixed
 from autograder.graders.rnn_update_equations import reference as ref
 from autograder.graders.rnn_update_equations.cases import MINIBATCH, SHAPE_PARAMS, SHAPES
 

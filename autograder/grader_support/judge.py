@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks import CheckFailed, call_label, check_array, check_number, check_unmodified
-from autograder.graders.randomdata import SHARED_IDS, read_only
-from autograder.student import StudentError
+from autograder.grader_support.checks import CheckFailed, call_label, check_array, check_number, check_unmodified
+from autograder.grader_support.randomdata import SHARED_IDS, read_only
+from autograder.grader_support.student import StudentError
 
 MistakeTable = Mapping[str, Callable[..., Any]]
 

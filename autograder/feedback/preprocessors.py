@@ -11,11 +11,11 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
-from autograder.exercise_outcome import PageSummary, by_hand, outcome, score_line, set_by_instructor
+from autograder.feedback.exercise_outcome import PageSummary, by_hand, outcome, score_line, set_by_instructor
+from autograder.feedback.math_markup import with_mathml
+from autograder.feedback.verdict import TRUSTED_RUN_NOTE, is_verdict
 from autograder.grades.page_grade import page_grade
-from autograder.math_markup import with_mathml
-from autograder.notebook import is_test_cell
-from autograder.verdict import TRUSTED_RUN_NOTE, is_verdict
+from autograder.nbgrader_glue.notebook import is_test_cell
 
 
 class _FeedbackPreprocessor(NbGraderPreprocessor):
@@ -36,7 +36,7 @@ class GradersOnly(_FeedbackPreprocessor):
     inputs it was called with (in the sandbox it holds them all before its first cell runs; in a kernel, from
     the first hidden check on): a later cell printing them, or the self-check's error quoting them, would make
     the feedback an answer oracle (docs, "What the feedback reveals"). So every code cell's outputs are left
-    out, except in grade cells the graders' verdict (`autograder.verdict`), the cell's score, and, for an
+    out, except in grade cells the graders' verdict (`autograder.feedback.verdict`), the cell's score, and, for an
     error, a fixed sentence saying which kind it was. The student sees their code's own output by running
     their notebook, where the visible self-checks print the same messages on the same public examples.
     """
@@ -124,7 +124,7 @@ class MathAsMathML(_FeedbackPreprocessor):
     """Render the markdown cells' LaTeX as MathML, and put their headings one level down.
 
     The page is read offline and where scripts do not run (JupyterLab's HTML viewer), so no MathJax: the
-    browser draws MathML itself (`autograder.math_markup`). The page's own title is its one `h1`, so the
+    browser draws MathML itself (`autograder.feedback.math_markup`). The page's own title is its one `h1`, so the
     notebook's `#` becomes `##`, and so on: the headings stay in order."""
 
     def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict,
@@ -150,7 +150,8 @@ def heading_level(markdown: str) -> int | None:
 
 
 class ScoreSummary(_FeedbackPreprocessor):
-    """Each grade cell's real score and why (`autograder.exercise_outcome`), for the page's one table of points,
+    """Each grade cell's real score and why (`autograder.feedback.exercise_outcome`), for the page's one table of
+    points,
     named by exercise, and the heading over each exercise's grade cell (the `feedback` template draws both).
 
     The verdict's own count and its "the cell keeps these points if ..." line go: the heading says what the
@@ -207,7 +208,7 @@ def unbroken_numbers(text: str) -> str:
 _NUMBER = re.compile(r"(?<!\S)([\[(]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|inf|nan)[\]),;:]*)(?!\S)")
 
 
-GRADERS_ONLY = "autograder.feedback.GradersOnly"
+GRADERS_ONLY = "autograder.feedback.preprocessors.GradersOnly"
 NBGRADER_DEFAULT = ["nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]
 
 

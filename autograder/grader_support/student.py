@@ -9,12 +9,12 @@ from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
-from autograder.raised import exception_text, in_process
+from autograder.grader_support.raised import exception_text, in_process
 
 
 class StudentError(Exception):
     """The submission's code raised, is missing, or was stopped; the message is for the student, and holds
-    nothing the code computed (`autograder.raised`). `text`: what the exception said, kept only for a
+    nothing the code computed (`autograder.grader_support.raised`). `text`: what the exception said, kept only for a
     grader to recognise a known mistake by a library's words (`judge.student_answer`'s `errors`), never shown."""
 
     def __init__(self, message: str, text: str = "") -> None:

@@ -2,7 +2,7 @@
 
 A grade cell's outputs mix the graders' verdict with what the submission's code printed or raised (its
 visible self-check runs the student's functions). The feedback shows the verdict and leaves the rest out
-(`autograder.feedback.GradersOnly`), so the verdict is a display output carrying `MARK` in its metadata:
+(`autograder.feedback.preprocessors.GradersOnly`), so the verdict is a display output carrying `MARK` in its metadata:
 in the sandbox path only the trusted side makes display outputs (the sandboxed process can only print), so
 the mark cannot be forged there; in the kernel (`nbgrader autograde`) the student's code shares the graders'
 process, as it shares everything else there.

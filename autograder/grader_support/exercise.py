@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks import CheckFailed
-from autograder.graders import counterexample, module_name
-from autograder.hints import hint_text
-from autograder.raised import SHOWN_TYPES
-from autograder.student import StudentError
+from autograder.grader_support import counterexample
+from autograder.grader_support.checks import CheckFailed
+from autograder.grader_support.hints import hint_text
+from autograder.grader_support.raised import SHOWN_TYPES
+from autograder.grader_support.student import StudentError
+from autograder.graders import module_name
 
 MAX_MESSAGE = 900
 

@@ -5,7 +5,7 @@
 The framework registers this module as a pytest plugin (the `pytest11` entry point in pyproject.toml), so
 a course needs no conftest.py of its own. It adds `--notebook`, the `points` mark and the `student` fixture,
 and writes a named mistake's hint in words: the assignment's own (`hints.py` beside its graders) over the
-shared ones of `autograder.hints`, as the feedback does.
+shared ones of `autograder.grader_support.hints`, as the feedback does.
 
 The notebook's code cells run in this process, without a sandbox: use it on notebooks you trust, and
 `autograder grade` for a class. Every pytest run where the framework is installed loads this module, so it
@@ -32,8 +32,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def student(request: pytest.FixtureRequest) -> Any:
     """The notebook's functions, as the graders call them."""
-    from autograder.notebook import NotebookError, load_namespace
-    from autograder.student import InProcessStudent
+    from autograder.grader_support.student import InProcessStudent
+    from autograder.nbgrader_glue.notebook import NotebookError, load_namespace
 
     notebook = request.config.getoption("--notebook")
     if not notebook:
@@ -56,7 +56,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
 def _explain(item: pytest.Item, failure: AssertionError) -> None:
     """A grader's CheckFailed carries the hint's text from the shared hints only (checks know no
     assignment): give it the text the assignment's feedback shows."""
-    checks = sys.modules.get("autograder.checks")  # not imported: no grader raised its CheckFailed
+    checks = sys.modules.get("autograder.grader_support.checks")  # not imported: no grader raised its CheckFailed
     if checks is None or not isinstance(failure, checks.CheckFailed) or not failure.hint:
         return
     module = getattr(item, "module", None)
@@ -64,8 +64,8 @@ def _explain(item: pytest.Item, failure: AssertionError) -> None:
         return
     package = Path(module.__file__).resolve().parent  # <graders folder>/<assignment>/test_<exercise>.py
     try:
+        from autograder.grader_support.hints import hint_text
         from autograder.graders import use_folder
-        from autograder.hints import hint_text
 
         use_folder(package.parent)
         text = hint_text(failure.hint, package.name)

@@ -1,12 +1,13 @@
 """The hidden half of a notebook's grade cell, for `nbgrader autograde` (graders run in the kernel).
 
-    from autograder.kernel import grade
+    from autograder.nbgrader_glue.kernel import grade
     grade("hidden_state_activation", "concat_weights", globals())
 
-shows the graders' verdict (a display output marked as theirs: `autograder.verdict`) and evaluates to a plain
+shows the graders' verdict (a display output marked as theirs: `autograder.feedback.verdict`) and evaluates to a plain
 float in [0, points]: the cell's partial credit.
 
-Each exercise is judged on its own (`autograder.dependencies`): when it loses points and an exercise graded
+Each exercise is judged on its own (`autograder.grader_support.dependencies`): when it loses
+points and an exercise graded
 above it lost points too, it is graded again with those earlier functions answering as the reference does,
 and keeps the better score (shown as a score: the checks listed are those of its run with the student's own
 functions); the stand-ins stay in place for the rest of the cell, so the visible self-check after the
@@ -24,11 +25,11 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-from autograder.dependencies import Answers, alone_note, lost
-from autograder.graders.exercise import run_exercise
+from autograder.feedback.verdict import show_in_kernel
+from autograder.grader_support.dependencies import Answers, alone_note, lost
+from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.student import InProcessStudent
 from autograder.sandbox.standins import Replaced
-from autograder.student import InProcessStudent
-from autograder.verdict import show_in_kernel
 
 GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, points) of each cell graded
 

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-NOT_ANSWERED = "is not implemented yet"  # the graders' words for a stub's NotImplementedError (autograder.raised)
-JUDGED_ALONE = "was judged on its own"  # autograder.dependencies.alone_note
+# the graders' words for a stub's NotImplementedError (autograder.grader_support.raised)
+NOT_ANSWERED = "is not implemented yet"
+JUDGED_ALONE = "was judged on its own"  # autograder.grader_support.dependencies.alone_note
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def graders_gave(cell: Any, exercise: str, verdict: str, points: float) -> float
 
 
 def score_line(exercise: str) -> re.Pattern:
-    """The verdict's line with the graders' own count (`autograder.graders.exercise.ExerciseResult.feedback`)."""
+    """The verdict's line with the graders' own count (`autograder.grader_support.exercise.ExerciseResult.feedback`)."""
     return re.compile(rf"^{re.escape(exercise)}: ([0-9.e+-]+) / ([0-9.e+-]+) points[ \t]*$", re.M)
 
 

@@ -11,7 +11,7 @@ reference code enters the student's process. What the student's code receives is
 on arguments it chose; so of that second run only its score is shown (when it is better), never what its
 checks said or what its process printed (docs, "What the feedback reveals").
 
-Both grading paths use it: `autograder.kernel.grade` (in the kernel, `nbgrader autograde`) and the engine
+Both grading paths use it: `autograder.nbgrader_glue.kernel.grade` (in the kernel, `nbgrader autograde`) and the engine
 (`autograder.grading.alone`, through the sandbox's callbacks).
 """
 
@@ -26,14 +26,14 @@ class Answers:
     def __init__(self, assignment: str, modules: Any = None) -> None:
         """`modules`: the instructor's modules as the trusted self-checks load them (`TrustedChecks`), for
         their functions that the student's code passes along (`g=selfcheck.identity`)."""
-        from autograder.graders.exercise import reference
+        from autograder.grader_support.exercise import reference
 
         self.reference = reference(assignment)
         self.modules = modules
 
     def function(self, name: str) -> Any:
         """A function that crossed by name: an activation, or "module:function" of an instructor's module."""
-        from autograder.activations import ACTIVATIONS
+        from autograder.grader_support.activations import ACTIVATIONS
 
         if name in ACTIVATIONS:
             return ACTIVATIONS[name]

@@ -22,7 +22,7 @@ from nbformat import from_dict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
 
-from autograder.notebook import HIDDEN_BEGIN
+from autograder.nbgrader_glue.notebook import HIDDEN_BEGIN
 
 
 class SandboxedExecute(NbGraderPreprocessor):

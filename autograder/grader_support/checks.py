@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.hints import hint_text
+from autograder.grader_support.hints import hint_text
 
 RTOL = 1e-6
 ATOL = 1e-8

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from autograder.checks import close
+from autograder.grader_support.checks import close
+from autograder.grader_support.judge import student_answer
+from autograder.grader_support.mistake_tables import mistakes_of
+from autograder.grader_support.student import StudentError
 from autograder.graders import module_name
-from autograder.graders.judge import student_answer
-from autograder.graders.mistake_tables import mistakes_of
-from autograder.student import StudentError
 
 MAX_CALLS = 4  # calls into the student's process per failing exercise, at most
 PRECISION = 4  # significant digits of a shown value
