@@ -102,9 +102,21 @@ class CourseSettings:
     # What grading reads, as nbgrader's autograde reads it ---------------------------------------------
     @cached_property
     def limits(self) -> Limits:
-        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`, `Limits`' own where none is set."""
-        timeout = self.section("Execute").get("timeout")
-        return Limits(cell_seconds=float(timeout)) if timeout else Limits()
+        """The sandbox's limits; a cell's time is nbgrader's `c.Execute.timeout`, `Limits`' own where none is set.
+        None, 0 or a negative number is nbclient's "no limit" for a cell: here the submission's wall time, which
+        bounds every cell anyway, so one student's endless loop still cannot stall the others."""
+        execute = self.section("Execute")
+        if "timeout" not in execute:
+            return Limits()
+        timeout = execute["timeout"]
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float | None) or timeout != timeout:
+            where = self.set_in("Execute", "timeout") or CONFIG_FILE
+            raise SettingsError(f"{where}: c.Execute.timeout is {timeout!r}; it must be a number of seconds "
+                                "(None or -1: no limit for a cell, as nbclient reads it)")
+        whole = Limits().total_seconds
+        if timeout is None or timeout <= 0:
+            return Limits(cell_seconds=whole)
+        return Limits(cell_seconds=min(float(timeout), whole))
 
     @cached_property
     def add_missing(self) -> bool:
@@ -289,6 +301,7 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False,
 
     use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders
     settings.sandbox_level  # noqa: B018 - a wrong c.Autograder.accept_bare_sandbox is one line, here
+    settings.limits  # noqa: B018 - so is a c.Execute.timeout that is not a number, before any student is graded
     return settings
 
 

@@ -127,3 +127,19 @@ def test_urls_are_shown_without_their_password():
     assert shown_url("postgresql://grader:s3cret@db.example/rnn") == "postgresql://grader:***@db.example/rnn"
     assert shown_url("postgresql://grader@/rnn?host=/run/pg") == "postgresql://grader@/rnn?host=/run/pg"
     assert shown_url("sqlite:////srv/course/gradebook.db") == "sqlite:////srv/course/gradebook.db"
+
+
+@pytest.mark.parametrize("value, seconds", [("None", None), ("-1", None), ("0", None), ("45", 45.0), ("2.5", 2.5),
+                                            ("10**9", None), ("float('inf')", None)])
+def test_execute_timeout_is_read_as_nbclient_reads_it(tmp_path, value, seconds):
+    # nbclient takes None, 0 and negative timeouts as "no limit for a cell"; the sandbox keeps the submission's
+    # own wall time as the bound, so no value lets one cell run past it (nor stop every cell at once, as -1 did).
+    whole = Limits().total_seconds
+    limits = read_course(config(tmp_path, f"c.Execute.timeout = {value}\n")).limits
+    assert limits == Limits(cell_seconds=whole if seconds is None else seconds)
+
+
+@pytest.mark.parametrize("value", ["'60'", "True", "[30]", "float('nan')"])
+def test_a_timeout_that_is_not_a_number_is_one_line_naming_the_file(tmp_path, value):
+    with pytest.raises(SettingsError, match=r"nbgrader_config.py: c\.Execute\.timeout is .* number of seconds"):
+        read_course(config(tmp_path, f"c.Execute.timeout = {value}\n"))  # refused as the course is read
