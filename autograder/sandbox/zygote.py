@@ -26,6 +26,7 @@ import signal
 import socket
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # Before NumPy loads: one BLAS thread, so forking is safe and cheap and a child starts no thread pool.
@@ -60,6 +61,8 @@ class View:
     pid_ns: int = -1  # the zygote's own PID namespace, to return to after each child's fork
     scratch_base: str | None = None  # "bare": where each child gets its scratch folder
     in_scratch: list[str] = field(default_factory=list)  # runtime paths under /tmp, bound again in each child
+    # The seccomp filter, built once by `main` (before the root changes), that each child installs on itself.
+    install_filter: Callable[[], None] | None = None
 
 
 def warm_up() -> None:
@@ -84,6 +87,7 @@ def choose_level(requested: str) -> str:
 
 def main() -> int:
     config = json.loads(sys.argv[1])
+    install_filter = seccomp.prepare() if seccomp.supported() else None
     control = socket.socket(fileno=config["fd"])
     level = choose_level(config.get("level", "auto"))
     notes: list[str] = []
@@ -115,7 +119,7 @@ def main() -> int:
     # never copies) their pages in a child.
     gc.freeze()
     view = View(level, pid_ns, tempfile.mkdtemp(prefix="autograder-scratch-") if level == "bare" else None,
-                in_scratch)
+                in_scratch, install_filter)
     control.send(json.dumps({"level": level, "seccomp": seccomp.supported(), "cgroups": groups is not None,
                              "notes": notes}).encode())
     try:
@@ -132,9 +136,6 @@ def _refuse(control: socket.socket, level: str, exc: OSError) -> int:
     # Half-made namespaces cannot be undone: say why, and the grader starts a bare zygote instead.
     control.send(json.dumps({"error": f"{level} isolation unavailable: {exc}"}).encode())
     return 3
-
-
-install_filter = seccomp.prepare() if seccomp.supported() else None
 
 
 def serve(control: socket.socket, view: View, groups: cgroups.Cgroups | None) -> None:
@@ -305,8 +306,8 @@ def spawn(fd: int, lim: limits.Limits, view: View, folder: str | None,
         if level == "full":
             isolation.drop_privileges()
         isolation.die_with_parent()
-        if install_filter:
-            install_filter()
+        if view.install_filter:
+            view.install_filter()
         sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]
         sys.dont_write_bytecode = True
         runtime.Runtime(sock, lim.output_chars, lim.reply_bytes()).serve()
