@@ -21,8 +21,7 @@ from autograder.sandbox import wire
 from autograder.sandbox.replies import NOT_CALLED
 from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request
 from autograder.sandbox.sandbox_errors import SandboxDied
-from autograder.sandbox.submission_process import Child, Sandbox
-from autograder.sandbox.zygote_handle import Zygote
+from autograder.sandbox.submission_process import Child, Reaper, Sandbox
 
 
 class PlanMismatch(BaseException):
@@ -80,8 +79,8 @@ class PlannedSandbox(Sandbox):
     request claims its reply, reading and dropping the replies of announced calls passed over on the way.
     Whenever what was sent ahead cannot tell what the graders would have seen, it raises `PlanMismatch`."""
 
-    def __init__(self, zygote: Zygote, child: Child) -> None:
-        super().__init__(zygote, child)
+    def __init__(self, reaper: Reaper, child: Child) -> None:
+        super().__init__(reaper, child)
         self.preloaded = child.held  # the planned calls this process inherited, by key
         self.sent: deque[_Sent] = deque()  # announced, reply not read yet
         self.skipped = 0  # announced calls the graders passed over

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from autograder.grader_support.student import StudentError
 from autograder.sandbox import wire
@@ -20,9 +20,6 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.replies import NOT_CALLED, STOPPED, call_failure, checked_cell_reply, explain_death
 from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request, cell_request, modules_request
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
-
-if TYPE_CHECKING:  # the zygote's handle makes these processes: it imports this module, never the reverse
-    from autograder.sandbox.zygote_handle import Zygote
 
 GRACE_SECONDS = 2.0  # after an interrupt, how long the submission has to give control back
 FRAME_SECONDS = 10.0  # once a reply has started, how long it may take to arrive in full
@@ -38,6 +35,15 @@ class Child:
     pidfd: int | None
     limits: Limits
     held: frozenset[int] = frozenset()
+    bare: bool = False  # forked at the bare level: in our PID namespace, so its pid may be signalled
+
+
+class Reaper(Protocol):
+    """What forked a `Sandbox`'s process and collects its exit status: the zygote's handle
+    (`zygote_handle.Zygote`), which imports this module, never the reverse."""
+
+    def reap(self, pid: int) -> dict[str, Any]:
+        """The exit status (and CPU time, memory events) of the process `pid`, once it has ended."""
 
 
 class Answering(Protocol):
@@ -56,8 +62,9 @@ class Sandbox:
     the code is interrupted, then killed; once killed, every later request raises SandboxDied.
     (`planned.PlannedSandbox` is the same with requests sent ahead.)"""
 
-    def __init__(self, zygote: "Zygote", child: Child) -> None:
-        self.zygote, self.sock, self.pid, self.pidfd = zygote, child.sock, child.pid, child.pidfd
+    def __init__(self, reaper: Reaper, child: Child) -> None:
+        self.reaper, self.sock, self.pid, self.pidfd = reaper, child.sock, child.pid, child.pidfd
+        self.bare = child.bare
         self.limits = limits = child.limits
         # Judging an exercise on its own (`standing_in`): these functions of the student's are replaced
         # while each request runs, and `answers` answers their calls (only ever call by call).
@@ -80,7 +87,7 @@ class Sandbox:
         try:
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signum)
-            elif self.zygote.info and self.zygote.info.level == "bare":
+            elif self.bare:
                 os.kill(self.pid, signum)  # same PID namespace, and not reaped yet: the pid is still ours
         except (ProcessLookupError, OSError):
             pass
@@ -256,7 +263,7 @@ class Sandbox:
         self.exit = {"status": None}
         if wait:
             try:
-                self.exit = self.zygote.reap(self.pid)
+                self.exit = self.reaper.reap(self.pid)
             except (OSError, SandboxError):
                 pass
         if self.pidfd is not None:

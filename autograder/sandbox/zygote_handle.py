@@ -197,7 +197,8 @@ class Zygote:
             ours.close()
             raise SandboxError("the zygote exited")
         pid = json.loads(data)["pid"]
-        return Child(ours, pid, fds[0] if fds else None, limits, preloaded)
+        bare = self.info is not None and self.info.level == "bare"
+        return Child(ours, pid, fds[0] if fds else None, limits, preloaded, bare)
 
     def _collect_spare(self) -> None:
         """Read the zygote's answer to the spare's request before any other request's answer."""
