@@ -93,7 +93,7 @@ hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_demo
 
 release: install
-	$(BIN)/python -m autograder.devtools.release_from_source
+	$(BIN)/autograder release
 
 demo: install
 	$(BIN)/python -m autograder.devtools.demo

@@ -9,9 +9,9 @@ from xml.etree import ElementTree
 import nbformat
 import pytest
 
+from autograder.authoring.release_from_source import generate_release
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
-from autograder.devtools.release_from_source import generate_release
 from autograder.devtools.repo import ROOT
 from autograder.grader_support.exercise import collect, max_score, run_exercise
 from autograder.grader_support.student import InProcessStudent
@@ -38,7 +38,7 @@ def test_autograder_check_finds_nothing_missing(assignment):
 
 @every
 def test_release_is_what_nbgrader_generates_from_source(assignment, tmp_path):
-    generate_release(tmp_path, (assignment,))
+    generate_release(tmp_path, (assignment,), ROOT)
     comparison = filecmp.dircmp(tmp_path / assignment, ROOT / "release" / assignment)
     assert not (comparison.left_only or comparison.right_only), "release/ has different files: run make release"
     _, mismatch, errors = filecmp.cmpfiles(tmp_path / assignment, ROOT / "release" / assignment,

@@ -153,8 +153,8 @@ def _solution(path: Path, notebook: Any, assignment: str) -> list[Finding]:
 
 
 def _release(settings: CourseSettings, assignment: str) -> Finding:
+    from autograder.authoring.release_from_source import generate_release
     from autograder.course.nbgrader_cli import CourseError
-    from autograder.devtools.release_from_source import generate_release
 
     released = settings.path("release", ".", assignment).resolve()
     if not released.is_dir():

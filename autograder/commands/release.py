@@ -1,5 +1,5 @@
 """`autograder release [ASSIGNMENT...]`: regenerate release/ from source/ and record each assignment in the
-gradebook (`make release` in this repository; see `devtools.release_from_source`)."""
+gradebook (`make release` in this repository; see `authoring.release_from_source`)."""
 
 from pathlib import Path
 
@@ -13,9 +13,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from autograder.authoring.release_from_source import release
     from autograder.course.nbgrader_cli import CourseError
     from autograder.course.settings import SettingsError
-    from autograder.devtools.release_from_source import release
     from autograder.grading.assignment import AssignmentError
 
     try:

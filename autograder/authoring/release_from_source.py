@@ -1,5 +1,5 @@
 """Regenerate a course's `release/` from `source/` with `nbgrader generate_assignment`, and record each assignment
-in the course's gradebook (`make release` in this repository, `autograder release` in any course folder).
+in the course's gradebook (`autograder release` in any course folder, `make release` in this repository).
 
 The release is generated in a scratch copy of the course, so it is exactly what nbgrader makes from the
 source alone; the assignment is then added to (or brought up to date in) the course's own gradebook, so
@@ -8,7 +8,6 @@ source alone; the assignment is then added to (or brought up to date in) the cou
 
 import shutil
 import sqlite3
-import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
@@ -18,12 +17,9 @@ from autograder.course.course_copy import copy_course
 from autograder.course.nbgrader_cli import CourseError, nbgrader
 
 
-def generate_release(destination: Path, assignments: tuple[str, ...], root: Path | None = None) -> None:
-    """Write `destination/<assignment>/` for each assignment of the course in `root` (default: this
-    repository), exactly as nbgrader generates it."""
-    from autograder.devtools.repo import ROOT
-
-    root = root or ROOT
+def generate_release(destination: Path, assignments: tuple[str, ...], root: Path) -> None:
+    """Write `destination/<assignment>/` for each assignment of the course in `root`, exactly as nbgrader
+    generates it."""
     # The self-checks' table of known mistakes comes from the graders' tables: brought up to date first.
     refresh_selfchecks(root / "source", assignments)
     with tempfile.TemporaryDirectory(prefix="release-") as scratch:
@@ -64,20 +60,3 @@ def release(root: Path, assignments: tuple[str, ...] = ()) -> tuple[str, ...]:
         record_assignment(settings, assignment)
     return assignments
 
-
-def main() -> int:
-    from autograder.course.settings import SettingsError
-    from autograder.grading.assignment import AssignmentError
-
-    try:
-        released = release(Path.cwd())
-    except (CourseError, SettingsError, AssignmentError) as exc:
-        print(f"release: {exc}", file=sys.stderr)
-        return 1
-    for assignment in released:
-        print(f"release/{assignment}/ regenerated; {assignment} recorded in the gradebook")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
