@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.course.result_file import RESULT_FILE
 from autograder.devtools.repo import ROOT
-from autograder.grading.result_file import RESULT_FILE
 from tests.test_feedback import HIDDEN_MARKERS, as_text, grade_cell
 from tests.test_outside_course import ASSIGNMENT, CLI, run, submit
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from traitlets.config import Config
 
-from autograder.grading.result_file import RESULT_FILE
+from autograder.course.result_file import RESULT_FILE
 from autograder.sandbox.limits import CELL_SECONDS
 
 # nbgrader's Autograde as NbGraderAPI runs it (the formgrader's button), with the student's code run by the
@@ -27,11 +27,11 @@ FORMGRADER_SANITIZE = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.nbgrader_glue.formgrader.QuietOverwriteCells",
+    "autograder.grading.formgrader.QuietOverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 FORMGRADER_AUTOGRADE = [
-    "autograder.nbgrader_glue.formgrader.SandboxedExecute",
+    "autograder.grading.formgrader.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

@@ -13,7 +13,7 @@ from traitlets import List
 
 from autograder.feedback.exercise_outcome import PageSummary, by_hand, outcome, score_line, set_by_instructor
 from autograder.feedback.math_markup import with_mathml
-from autograder.feedback.verdict import TRUSTED_RUN_NOTE, is_verdict
+from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, is_verdict
 from autograder.grades.page_grade import page_grade
 from autograder.nbgrader_glue.notebook import is_test_cell
 
@@ -36,7 +36,7 @@ class GradersOnly(_FeedbackPreprocessor):
     inputs it was called with (in the sandbox it holds them all before its first cell runs; in a kernel, from
     the first hidden check on): a later cell printing them, or the self-check's error quoting them, would make
     the feedback an answer oracle (docs, "What the feedback reveals"). So every code cell's outputs are left
-    out, except in grade cells the graders' verdict (`autograder.feedback.verdict`), the cell's score, and, for an
+    out, except in grade cells the graders' verdict (`autograder.grader_support.verdict`), the cell's score, and, for an
     error, a fixed sentence saying which kind it was. The student sees their code's own output by running
     their notebook, where the visible self-checks print the same messages on the same public examples.
     """

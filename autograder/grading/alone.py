@@ -13,7 +13,7 @@ code cells in order and grades each such cell where it stands, call by call (as 
 import time
 from typing import Any
 
-from autograder.feedback.verdict import verdict_output
+from autograder.grader_support.verdict import verdict_output
 from autograder.grader_support.dependencies import Answers, alone_note, lost
 from autograder.grading.model import CellResult
 from autograder.grading.notebook_run import run_one_cell

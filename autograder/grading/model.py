@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.course.result_file import RESULT_FILE
 from autograder.grader_support.exercise import ExerciseResult, points_total
-from autograder.grading.result_file import RESULT_FILE
 from autograder.sandbox.limits import Limits
 
 # The instructor's notebooks ------------------------------------------------------------------------------

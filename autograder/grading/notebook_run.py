@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.feedback.verdict import TRUSTED_RUN_NOTE, verdict_output
+from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.grader_support.exercise import run_exercise
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score

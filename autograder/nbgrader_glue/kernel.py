@@ -3,12 +3,11 @@
     from autograder.nbgrader_glue.kernel import grade
     grade("hidden_state_activation", "concat_weights", globals())
 
-shows the graders' verdict (a display output marked as theirs: `autograder.feedback.verdict`) and evaluates to a plain
-float in [0, points]: the cell's partial credit.
+shows the graders' verdict (a display output marked as theirs: `autograder.grader_support.verdict`) and evaluates to a
+plain float in [0, points]: the cell's partial credit.
 
-Each exercise is judged on its own (`autograder.grader_support.dependencies`): when it loses
-points and an exercise graded
-above it lost points too, it is graded again with those earlier functions answering as the reference does,
+Each exercise is judged on its own (`autograder.grader_support.dependencies`): when it loses points and an
+exercise graded above it lost points too, it is graded again with those earlier functions answering as the reference does,
 and keeps the better score (shown as a score: the checks listed are those of its run with the student's own
 functions); the stand-ins stay in place for the rest of the cell, so the visible self-check after the
 graders sees what they saw.
@@ -25,10 +24,10 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-from autograder.feedback.verdict import show_in_kernel
 from autograder.grader_support.dependencies import Answers, alone_note, lost
 from autograder.grader_support.exercise import run_exercise
 from autograder.grader_support.student import InProcessStudent
+from autograder.grader_support.verdict import show_in_kernel
 from autograder.sandbox.standins import Replaced
 
 GRADED = "_autograder_graded"  # in the kernel's namespace: (exercise, score, points) of each cell graded

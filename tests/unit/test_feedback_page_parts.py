@@ -18,7 +18,7 @@ from autograder.feedback.preprocessors import (
     heading_level,
     unbroken_numbers,
 )
-from autograder.feedback.verdict import verdict_output
+from autograder.grader_support.verdict import verdict_output
 
 NOTEBOOKS = sorted((ROOT / "source").glob("*/*.ipynb"))
 

@@ -11,12 +11,12 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
 from autograder.feedback.preprocessors import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
-from autograder.feedback.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.grader_support.checks import CheckFailed, check_array, check_number, plausible
 from autograder.grader_support.dependencies import alone_note
 from autograder.grader_support.exercise import GraderCase, run_case
 from autograder.grader_support.raised import MAX_LINE, Raised, from_report
 from autograder.grader_support.student import InProcessStudent, StudentError
+from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.sandbox.replies import call_failure
 
 SECRET = np.array([[0.7315926535897931, -1.2345678901234567], [2.718281828459045, 0.5772156649015329]])
