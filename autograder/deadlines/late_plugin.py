@@ -48,16 +48,6 @@ class LateCredit(LateSubmissionPlugin):
     assignments = Dict(help="An assignment's own schedule, after and grace: {name: {...}}.").tag(config=True)
     labels = Dict(help="Group accommodations: {name: {'extra': '1d', 'stretch': 1.5}}.").tag(config=True)
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        db_url = getattr(self.parent, "db_url", None)
-        if db_url and not isinstance(self.parent, LateContext):
-            # Under nbgrader's autograde, before it opens the gradebook: our tables (the labels') are made or
-            # upgraded as our own commands do (the writer has done it before it asks).
-            from autograder.migrations import upgrade
-
-            upgrade(db_url)
-
     def credit(self, student_id: str, total_seconds_late: float) -> Credit | None:
         """The student's credit for the assignment being graded; None without a due date."""
         rules = rules_from({key: getattr(self, key) for key in ("schedule", "after", "grace", "assignments",
@@ -82,5 +72,11 @@ class LateCredit(LateSubmissionPlugin):
             return parent.rows
         from sqlalchemy import text
 
+        from autograder.migrations import upgrade
+
+        # Under nbgrader's autograde our tables (the labels') are made or upgraded as our own commands do (the
+        # writer has done it before it asks), when they are first read: nbgrader has only read the gradebook by
+        # then, so its session holds no lock the upgrade would wait on.
+        upgrade(parent.db_url)
         session = parent.gradebook.db  # nbgrader's AssignLatePenalties, inside its `with gradebook`
         return lambda sql, params: [tuple(row) for row in session.execute(text(sql), params).fetchall()]
