@@ -11,7 +11,7 @@ import pytest
 
 from autograder.authoring.release_from_source import generate_release
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.catalogue import correct_answers, solution_sources, wrong_answers
+from autograder.devtools.catalogue import Answer, catalogue_problems, correct_answers, solution_sources, wrong_answers
 from autograder.devtools.repo import ROOT
 from autograder.grader_support.exercise import collect, max_score, run_exercise
 from autograder.grader_support.student import InProcessStudent
@@ -79,6 +79,26 @@ def test_every_exercise_has_a_solution_cell_and_a_grade_cell_worth_its_graders(a
 def test_source_notebook_has_no_outputs(assignment):
     for cell in source_notebook(assignment).cells:
         assert not cell.get("outputs") and cell.get("execution_count") is None
+
+
+@catalogued
+def test_catalogue_has_two_correct_answers_per_exercise_and_wrong_ones(assignment):
+    """This repository's test corpus (`autograder check` is the same for every course and leaves it out)."""
+    assert catalogue_problems(assignment) == []
+
+
+def test_catalogue_problems_name_a_thin_exercise_a_missing_wrong_answer_and_a_stray_one(monkeypatch):
+    from autograder.devtools import catalogue
+
+    assignment = CATALOGUED[0]
+    first, *_ = solution_sources(assignment)
+    thin = [a for a in correct_answers(assignment) if a.exercise != first][:1] + [Answer("nowhere", "x", "")]
+    monkeypatch.setattr(catalogue, "correct_answers", lambda _: thin)
+    monkeypatch.setattr(catalogue, "wrong_answers", lambda _: [])
+    problems = catalogue_problems(assignment)
+    assert f"{first}: 0 correct answers, at least two needed" in problems
+    assert "no wrong answers" in problems
+    assert "answers to exercises the notebook lacks: nowhere" in problems
 
 
 @catalogued

@@ -1,5 +1,6 @@
-"""`autograder check ASSIGNMENT`: everything the framework needs of an assignment, and the project's tests
-enforce, one finding a line. A failing finding says which file to change and how."""
+"""`autograder check ASSIGNMENT`: everything the framework needs of an assignment, one finding a line, the same
+for every course (this repository's answer catalogues are checked by its own tests). A failing finding says which
+file to change and how."""
 
 import contextlib
 import filecmp
@@ -62,10 +63,6 @@ def check_assignment(settings: CourseSettings, assignment: str) -> list[Finding]
     if not any(f.status == "FAIL" for f in findings):
         findings += _solution(notebook_path, notebook, assignment)
     findings.append(_release(settings, assignment))
-    from autograder.devtools.repo import ROOT
-
-    if settings.root == ROOT:  # the catalogues are this repository's test corpus, not a course's
-        findings.append(_catalogue(assignment))
     return findings
 
 
@@ -173,24 +170,3 @@ def _release(settings: CourseSettings, assignment: str) -> Finding:
                                f"autograder release {assignment}")
     return Finding("ok", f"release/{assignment} is what nbgrader generates from source/")
 
-
-def _catalogue(assignment: str) -> Finding:
-    """This repository's answer catalogue of the assignment, which the tests that grade a class need."""
-    from autograder.devtools.catalogue import correct_answers, has_catalogue, solution_sources, wrong_answers
-
-    if not has_catalogue(assignment):
-        return Finding("note", f"no answer catalogue (autograder/devtools/catalogue/{assignment}.py): the "
-                               f"tests that grade a class of answers leave {assignment} out")
-    exercises = set(solution_sources(assignment))
-    correct, wrong = correct_answers(assignment), wrong_answers(assignment)
-    problems = []
-    if len(correct) < 2 * len(exercises):
-        problems.append(f"{len(correct)} correct answers, at least two per exercise ({2 * len(exercises)}) needed")
-    if not wrong:
-        problems.append("no wrong answers")
-    unknown = sorted({a.exercise for a in correct + wrong} - exercises)
-    if unknown:
-        problems.append(f"answers to exercises the notebook lacks: {', '.join(unknown)}")
-    if problems:
-        return Finding("FAIL", f"autograder/devtools/catalogue/{assignment}.py: {'; '.join(problems)}")
-    return Finding("ok", f"catalogue: {len(correct)} correct and {len(wrong)} wrong answers")

@@ -117,14 +117,14 @@ def check_{exercise}({exercise}):
 
 
 def graders_folder(settings: CourseSettings) -> Path:
-    """The course's graders folder; a course that names none gets `graders/`, written into its config."""
+    """The course's graders folder: the one it names, else the package's own when the course's assignments' graders
+    are there already (a course that keeps its graders in the package: a new assignment's go beside them), else a
+    new `graders/`, written into its config."""
     if settings.graders is not None:
         return settings.graders
-    from autograder.devtools.repo import ROOT
+    from autograder.graders import FOLDER
 
-    if settings.root == ROOT:  # this repository's own course keeps its graders in the package
-        from autograder.graders import FOLDER
-
+    if any((FOLDER / assignment / "__init__.py").is_file() for assignment in settings.assignments):
         return FOLDER
     folder = settings.root / GRADERS_FOLDER
     folder.mkdir(exist_ok=True)

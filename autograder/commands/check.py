@@ -7,7 +7,7 @@ from autograder.cli import UserError, add_command
 
 
 def register(subparsers) -> None:
-    parser = add_command(subparsers, "check", run, "check an assignment's notebook, graders, release and catalogue",
+    parser = add_command(subparsers, "check", run, "check an assignment's notebook, graders, solution and release",
                          __doc__)
     parser.add_argument("assignment", nargs="*", help="default: every assignment in source/")
 

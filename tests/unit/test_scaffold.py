@@ -63,3 +63,17 @@ def test_new_ignores_students_work_and_the_watchers_state_in_git(tmp_path, monke
     assert {".autograder-watch/", "gradebook.db", "autograded/"} <= set(lines) and "submitted/" not in lines
     assert new(tmp_path, monkeypatch, "unit_scaffold_ignored_2", "double") == 0
     assert "wrote .gitignore" not in capsys.readouterr().out  # nothing missing: left alone
+
+
+def test_a_course_whose_graders_are_in_the_package_keeps_new_ones_beside_them(tmp_path):
+    """This repository's course names no graders folder and keeps its graders in the package: `new` adds the next
+    assignment's there, and neither makes graders/ nor writes the line (the rule is the course's, not the path's)."""
+    from autograder.authoring.scaffold import graders_folder
+    from autograder.course.settings import read_course
+    from autograder.devtools.repo import new_course
+    from autograder.graders import FOLDER
+
+    course = new_course(tmp_path / "course")
+    config = (course / "nbgrader_config.py").read_text()
+    assert graders_folder(read_course(course, rooted=True)) == FOLDER
+    assert (course / "nbgrader_config.py").read_text() == config and not (course / "graders").exists()

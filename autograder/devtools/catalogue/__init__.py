@@ -50,6 +50,23 @@ def wrong_answers(assignment: str) -> list[Answer]:
     return list(importlib.import_module(f"autograder.devtools.catalogue.{assignment}").WRONG)
 
 
+def catalogue_problems(assignment: str) -> list[str]:
+    """What the assignment's catalogue lacks for the tests that grade a class of its answers (none: it serves):
+    at least two correct answers per exercise of the notebook, at least one wrong answer, and no answer to an
+    exercise the notebook lacks."""
+    exercises = set(solution_sources(assignment))
+    correct, wrong = correct_answers(assignment), wrong_answers(assignment)
+    problems = [f"{exercise}: {count} correct answer{'s' * (count != 1)}, at least two needed"
+                for exercise in sorted(exercises)
+                if (count := sum(a.exercise == exercise for a in correct)) < 2]
+    if not wrong:
+        problems.append("no wrong answers")
+    unknown = sorted({a.exercise for a in correct + wrong} - exercises)
+    if unknown:
+        problems.append(f"answers to exercises the notebook lacks: {', '.join(unknown)}")
+    return problems
+
+
 def combined_answers(assignment: str) -> list[tuple[Answer, ...]]:
     """Submissions where one mistake could cost twice: each correct answer that calls another exercise's
     function (by name, or as a default argument such as `g=sigmoid`) on top of a wrong answer to that
