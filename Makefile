@@ -113,7 +113,7 @@ bench-compare: install
 # The deadline spike: 150 students hand in twice through `nbgrader submit` within 10 minutes against a running
 # `autograder watch`, hostile students beside them (docs, "How it grades, and what it guarantees").
 bench-watch: install
-	$(BIN)/python -m autograder.watch.deadline_bench
+	$(BIN)/python -m autograder.devtools.deadline_bench
 
 # Issue 30: from a graded submission to its score in an LTI platform's gradebook (push --follow), p50/p95 at 20
 # students, the platform up and then down for a minute (DOWN=seconds to change it).
@@ -123,7 +123,7 @@ bench-lms: install
 # The same class graded by the local pool and by a Dask LocalCluster, on SQLite and on PostgreSQL (N=2000 unless
 # given on the command line: `make bench-cluster N=200`).
 bench-cluster: install system-deps
-	$(BIN)/python -m autograder.cluster.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
+	$(BIN)/python -m autograder.devtools.cluster_bench $(if $(filter command line,$(origin N)),$(N),2000)
 
 # As many students as this machine holds spawn, fetch and submit on `autograder hub`, driven through its REST API:
 # spawn and feedback times, memory per student server (at most 40 students unless N is given: `make bench-hub N=5`).

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from autograder.devtools.catalogue import wrong_answers
+from autograder.devtools.demo_lms_step import demo_step, roster_step
 from autograder.devtools.repo import ROOT
-from autograder.lms.demo_lms_step import demo_step, roster_step
 from tests.axe import serious_violations
 from tests.browser import CHROMIUM, CHROMIUM_FLAGS, offline
 from tests.grading_course import ASSIGNMENT, grade, make_course, submit

@@ -23,9 +23,9 @@ from autograder.course.nbgrader_cli import CourseError, nbgrader
 from autograder.course.settings import read_course
 from autograder.devtools.catalogue import catalogued
 from autograder.devtools.catalogue.classroom import plan_class, write_class
+from autograder.devtools.demo_lms_step import canvas_download, demo_step, roster_step
 from autograder.devtools.repo import ROOT, available_assignments, new_course
 from autograder.display.terminal import make_console, score_table, summary_table
-from autograder.lms.demo_lms_step import canvas_download, demo_step, roster_step
 
 DEMO = ROOT / "demo"
 # The demo's endless-loop students would each hold a worker for several 30 s cell limits while the rest

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.lms.demo_lms_step import demo_step, roster_step
+from autograder.devtools.demo_lms_step import demo_step, roster_step
 from autograder.lms.errors import LmsError
 from autograder.lms.lms_settings import load
 from tests.lms.conftest import HSA, RUE, Course

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import send
-from .exports import export
-from .gradebook import open_gradebook
-from .identity import Person, load_people
-from .lms_settings import FILENAME
-from .roster_import import import_roster
-from .table import Table, write_atomic
+from autograder.lms import send
+from autograder.lms.exports import export
+from autograder.lms.gradebook import open_gradebook
+from autograder.lms.identity import Person, load_people
+from autograder.lms.lms_settings import FILENAME
+from autograder.lms.roster_import import import_roster
+from autograder.lms.table import Table, write_atomic
 
 ROSTER_NAME = "lms_roster.csv"
 FIRST_CANVAS_USER = 2001
