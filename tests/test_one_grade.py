@@ -291,7 +291,7 @@ def compare_surfaces(course: Path, want: dict[str, Expected], students: tuple[st
     # The LMS: `autograder push --dry-run` and the outbox's newest row (what the LMS has or is to get).
     out = command(course, "push", ASSIGNMENT, "--to", "canvas", "--dry-run")
     sent = {m[0]: (float(m[1]), m[2]) for m in re.findall(r"^\s+(\w+)\s+\S+\s+([\d.]+)/[\d.]+\s+(.*)$", out, re.M)}
-    from autograder.lms.outbox import latest
+    from autograder.grades.outbox import latest
     from autograder.lms.outbox_sender import open_outbox
 
     with open_outbox(course) as db:

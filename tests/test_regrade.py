@@ -14,6 +14,7 @@ from nbgrader.api import Gradebook
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.catalogue import wrong_answers
 from autograder.display.terminal import make_console, visible
+from autograder.grades.stamps import os_user
 from autograder.regrade import audit
 from autograder.regrade.diff import Diff, ExerciseChange, StudentChange, csv_text, table
 from tests.databases import query
@@ -128,7 +129,7 @@ def test_regrade_lists_exactly_who_each_grader_change_affects(tmp_path):
         assert [r[1] for r in runs] == ["grade", "regrade", "regrade", "regrade"]
         assert len({r[2] for r in runs}) == 4  # the buggy, fixed, reweighted and extended graders
         assert runs[1][2] == audit.grader_version(ASSIGNMENT, course / "source" / ASSIGNMENT)  # this package's
-        assert runs[2][3] == "--no-decrease" and {r[4] for r in runs} == {audit.os_user()}
+        assert runs[2][3] == "--no-decrease" and {r[4] for r in runs} == {os_user()}
         trail = {(run, student): (before, after) for run, student, before, after in db.execute(
             f"SELECT run_id, student_id, score_before, score_after FROM {audit.SCORE_TABLE}")}
     assert {s: trail[(runs[0][0], s)] for s in plan} == {s: (None, t) for s, t in totals(first_scores).items()}

@@ -18,10 +18,11 @@ def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError, show, show_duration
     from autograder.display.terminal import visible
+    from autograder.watch.stale_pages import mark_stale
 
     lines = []
     try:
-        with course_exceptions(Path.cwd()) as exceptions:
+        with course_exceptions(Path.cwd(), mark_stale) as exceptions:
             if args.history is not None:
                 for e in exceptions.events(args.history or None):
                     if args.assignment in (None, e.assignment):

@@ -28,11 +28,12 @@ def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError, parse_date, parse_duration
     from autograder.display.terminal import visible
+    from autograder.watch.stale_pages import mark_stale
 
     try:
         until = parse_date(args.until) if args.until else None
         by = parse_duration(args.by) if args.by else None
-        with course_exceptions(Path.cwd()) as exceptions:
+        with course_exceptions(Path.cwd(), mark_stale) as exceptions:
             if args.revoke:
                 changes = exceptions.revoke(args.assignment, args.students, args.reason)
             else:

@@ -117,10 +117,10 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from autograder.grades.stale_pages import mark_stale
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.writer import GradebookWriter
     from autograder.sandbox.sandbox_errors import SandboxError
+    from autograder.watch.stale_pages import mark_stale
 
     try:
         writer = GradebookWriter(settings.db_url, settings.course_id, config=settings.coursedir.config)

@@ -24,9 +24,10 @@ def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError
     from autograder.display.terminal import visible
+    from autograder.watch.stale_pages import mark_stale
 
     try:
-        with course_exceptions(Path.cwd()) as exceptions:
+        with course_exceptions(Path.cwd(), mark_stale) as exceptions:
             changes = exceptions.label(None if args.remove else args.label, args.students, args.reason)
     except DeadlineError as exc:
         raise UserError(visible(str(exc))) from None

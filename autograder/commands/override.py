@@ -27,9 +27,10 @@ def run(args: argparse.Namespace) -> int:
     from autograder.deadlines.exception_store import course_exceptions
     from autograder.deadlines.schedule import DeadlineError
     from autograder.display.terminal import visible
+    from autograder.watch.stale_pages import mark_stale
 
     try:
-        with course_exceptions(Path.cwd()) as exceptions:
+        with course_exceptions(Path.cwd(), mark_stale) as exceptions:
             change = exceptions.override(args.assignment, args.student, args.cell,
                                          None if args.remove else args.score, args.reason)
     except DeadlineError as exc:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _status(course: Path, assignment: str) -> int:
     from autograder.display.terminal import make_console
-    from autograder.lms.outbox import SUPERSEDED, history, reconcile
+    from autograder.grades.outbox import SUPERSEDED, history, reconcile
     from autograder.lms.outbox_sender import open_outbox
     from autograder.lms.outbox_status import status_table
 

@@ -146,9 +146,10 @@ def _show(args, settings, done: Regraded) -> None:
 
     from autograder.commands.grade import print_summary
     from autograder.display.terminal import make_console, visible
+    from autograder.grades.stamps import now_text
     from autograder.lms.errors import LmsError
     from autograder.lms.table import write_atomic
-    from autograder.regrade import audit, diff
+    from autograder.regrade import diff
     from autograder.regrade.audit import short
 
     assignment = args.assignment
@@ -172,7 +173,7 @@ def _show(args, settings, done: Regraded) -> None:
         cells = ", ".join(f"{student} {label}" for student, label in done.diff.disagreements)
         print(visible(f"manual scores that now disagree with the graders ({len(done.diff.disagreements)}): {cells} "
                       "(the manual score stands; see the formgrader)"))
-    stamp = audit.now()[:19].replace("-", "").replace(":", "").replace(" ", "T")
+    stamp = now_text()[:19].replace("-", "").replace(":", "").replace(" ", "T")
     path = settings.root / "exports" / f"regrade_{assignment}_{stamp}{'_dry-run' if args.dry_run else ''}.csv"
     try:
         write_atomic(path, diff.csv_text(done.diff))

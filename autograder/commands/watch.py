@@ -37,7 +37,6 @@ def run(args) -> int:
     from autograder.cluster.executor import ClusterError
     from autograder.course.secrecy import refuse_leaks
     from autograder.course.settings import SettingsError, read_course
-    from autograder.grades.stale_pages import mark_stale
     from autograder.grading.assignment import AssignmentError, check_graders, ensure_assignment
     from autograder.grading.gradebook_db import GradebookError
     from autograder.grading.pool import sandbox_ready, start_pool, stop_pool
@@ -50,6 +49,7 @@ def run(args) -> int:
     from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import Ledger
     from autograder.watch.lock import CourseLock, Locked
+    from autograder.watch.stale_pages import mark_stale
     from autograder.watch.watch_status import LEDGER_FILE, LOCK_FILE, STATE_FOLDER
     from autograder.watch.watcher import Watcher
 

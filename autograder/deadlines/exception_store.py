@@ -13,7 +13,7 @@ nothing. They take nbgrader's `Gradebook` (the commands open it with `CourseSett
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -49,8 +49,8 @@ class Exceptions:
     def __init__(self, gradebook: Any, rules: LateRules, config: Any = None, user: str | None = None) -> None:
         """`config`: the course's nbgrader settings, for its late-penalty plugin (every change here is settled by
         `grades.settle`: the late penalties derived again, the LMS told)."""
+        from autograder.grades.stamps import os_user
         from autograder.migrations import MigrationError, upgrade
-        from autograder.regrade.audit import os_user
 
         try:
             upgrade(gradebook.engine)
@@ -181,8 +181,8 @@ class Exceptions:
     def settle_stale(self) -> None:
         """Grades whose stored penalties their facts no longer give (a due date or the rules changed since)
         settled (`grades.settle.settle_stale`), before anything is read or changed."""
+        from autograder.grades.outbox import SessionSql
         from autograder.grades.settle import GradeRules, settle_stale
-        from autograder.lms.outbox import SessionSql
 
         try:
             changed = settle_stale(SessionSql(self.gradebook.db), GradeRules(self.rules, self.config))
@@ -279,13 +279,13 @@ class Exceptions:
 
     def _event(self, kind: str, assignment: str | None, student: str, detail: str, reason: str,
                user: str | None = None) -> None:
-        from autograder.regrade.audit import now
+        from autograder.grades.stamps import now_text
 
         if assignment is not None:
             self._touched[(assignment, student)] = kind
 
         self._sql(f"INSERT INTO {EVENT_TABLE} (id, at, os_user, kind, assignment, student_id, detail, reason) "
-                  "VALUES (:id, :at, :user, :kind, :a, :s, :detail, :reason)", id=uuid.uuid4().hex, at=now(),
+                  "VALUES (:id, :at, :user, :kind, :a, :s, :detail, :reason)", id=uuid.uuid4().hex, at=now_text(),
                   user=(user or self.user)[:128], kind=kind, a=assignment, s=student, detail=detail[:1024],
                   reason=reason[:1024])
 
@@ -295,8 +295,8 @@ class Exceptions:
         return self.gradebook.db.execute(text(sql), params)
 
     def _commit(self) -> None:
+        from autograder.grades.outbox import SessionSql
         from autograder.grades.settle import GradeRules, settle, settle_student
-        from autograder.lms.outbox import SessionSql
 
         touched, self._touched = self._touched, {}
         labelled, self._labelled = self._labelled, set()
@@ -338,8 +338,10 @@ def _reason(reason: str) -> None:
 
 
 @contextlib.contextmanager
-def course_exceptions(folder: Path) -> Iterator[Exceptions]:
-    """The exceptions of the course in `folder`, for one command; every problem is a DeadlineError (one line)."""
+def course_exceptions(folder: Path, mark_pages: Callable[[Any, list[Any], str], Any]) -> Iterator[Exceptions]:
+    """The exceptions of the course in `folder`, for one command; every problem is a DeadlineError (one line).
+    `mark_pages(settings, grades, kind)` is called for what each commit settled, once it is committed, so the
+    students' pages say they are out of date (`watch.stale_pages.mark_stale`, which lives above this floor)."""
     from autograder.course.settings import SettingsError, read_course
 
     try:
@@ -360,10 +362,8 @@ def course_exceptions(folder: Path) -> Iterator[Exceptions]:
         raise
     finally:
         gradebook.close()
-    from autograder.grades.stale_pages import mark_stale
-
     for grades, kind in exceptions.settled:  # committed: the students' pages now say they are out of date
-        mark_stale(settings, grades, kind)
+        mark_pages(settings, grades, kind)
 
 
 def awaiting_work(submission: Any) -> bool:

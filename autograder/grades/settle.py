@@ -82,7 +82,7 @@ def _settle(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules
     """`settle`, each grade with whether it says something else than when it was last settled (a penalty stored
     that its facts no longer give, or a statement recorded that differs; a first statement is not a change).
     `changed_only`: the LMS is told of the changed ones only (the others were queued when they were made)."""
-    from autograder.lms.outbox import record_changes
+    from autograder.grades.outbox import record_changes
 
     by_assignment: dict[str, set[str]] = {}
     for assignment, student in pairs:
@@ -139,7 +139,7 @@ def settle_course(gradebook: Any, settings: Any) -> list[Grade]:
     """`settle_stale` on a course's gradebook opened with nbgrader's `Gradebook` (`settings`: its
     `CourseSettings`), committed: what a command that reads the grades runs first, so that what it reads is
     what the facts give now."""
-    from autograder.lms.outbox import SessionSql
+    from autograder.grades.outbox import SessionSql
     from autograder.migrations import upgrade
 
     upgrade(gradebook.engine)  # the outbox's table, where a settled change is queued

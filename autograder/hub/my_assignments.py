@@ -75,7 +75,7 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
 
     from autograder.deadlines.student_deadline import read_deadline
     from autograder.deadlines.tables import LABEL_TABLE
-    from autograder.lms.outbox import counted_scores
+    from autograder.grades.outbox import counted_scores
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
 

@@ -28,9 +28,9 @@ place on it).</p>
 
 
 def page(course: Path, course_id: str) -> str:
-    from autograder.commands.status import report
+    from autograder.watch.watch_status import status_lines
 
-    lines, running = report(course)
+    lines, running = status_lines(course)
     return PAGE.format(now=f"{datetime.now(UTC):%Y-%m-%d %H:%M:%S}", course=html.escape(course_id),
                        state="The watcher is running." if running else "<strong>No watcher is running.</strong>",
                        lines=html.escape("\n".join(lines)))

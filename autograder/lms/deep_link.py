@@ -26,10 +26,11 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
 
+from autograder.grades.points import fmt
+
 from . import lti
 from .errors import LmsError
 from .lms_settings import Settings
-from .points import fmt
 from .retry import RetryPolicy
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"

@@ -14,13 +14,13 @@ from datetime import datetime
 from pathlib import Path
 
 from autograder.course.settings import CONFIG_FILE, SettingsError, read_course, shown_url, sqlite_path
+from autograder.grades.points import exercise_text, fmt  # noqa: F401 (fmt: the name the exports import)
 from autograder.grades.settle import GradeRules, settle_course
-from autograder.grades.stale_pages import mark_stale
 from autograder.migrations import MigrationError
+from autograder.watch.stale_pages import mark_stale
 
 from .errors import LmsError
 from .identity import Person, load_people
-from .points import exercise_text, fmt  # noqa: F401 (fmt: the name the exports import)
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
     """Scores of every student in the gradebook for `assignments`, with per-exercise detail, each computed by
     `grades.arithmetic` (`grade_rules`: the course's late rules)."""
     from autograder.deadlines.schedule import Outcome
-    from autograder.lms.outbox import SessionSql
+    from autograder.grades.outbox import SessionSql
 
     if not assignments:
         raise LmsError("name at least one assignment")

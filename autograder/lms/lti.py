@@ -33,9 +33,10 @@ from pylti1p3.lineitem import LineItem
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 
+from autograder.grades.outbox import iso_utc
+
 from .errors import LmsError
 from .lms_settings import IDENTITY_CHOICES, Settings
-from .outbox import iso_utc
 from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
 

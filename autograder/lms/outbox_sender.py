@@ -37,10 +37,7 @@ from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 
-from . import lti
-from .errors import LmsError
-from .lms_settings import Settings
-from .outbox import (
+from autograder.grades.outbox import (
     OutboxRow,
     due,
     iso_utc,
@@ -50,9 +47,13 @@ from .outbox import (
     now_text,
     reconcile,
 )
+
+from . import lti
+from .errors import LmsError
+from .lms_settings import Settings
 from .retry import RetryPolicy
 
-log = logging.getLogger("autograder.lms.outbox")
+log = logging.getLogger("autograder.grades.outbox")
 
 POLL_SECONDS = 1.0  # how often `follow` looks for new rows
 SCAN_SECONDS = 30.0  # how often it looks for scores changed outside our commands (the formgrader)

@@ -7,9 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from autograder.display.terminal import cell
-
-from .outbox import FAILED, PENDING, SENT, OutboxRow
-from .points import fmt
+from autograder.grades.outbox import FAILED, PENDING, SENT, OutboxRow
+from autograder.grades.points import fmt
 
 _STYLE = {SENT: "green", PENDING: "yellow", FAILED: "red"}
 

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.grades.outbox import FAILED, PENDING, counted_scores, latest, mark_failed, mark_sent, reconcile
+
 from .gradebook import course_rules, open_gradebook, read_gradesheet
 from .lms_settings import Settings, load
-from .outbox import FAILED, PENDING, counted_scores, latest, mark_failed, mark_sent, reconcile
 from .outbox_sender import open_outbox
 from .push_plan import PushPlan, PushReport, dry_run_text, plan, report_text
 from .retry import policy_from_settings

@@ -7,9 +7,9 @@ shows the graders' verdict (a display output marked as theirs: `autograder.grade
 plain float in [0, points]: the cell's partial credit.
 
 Each exercise is judged on its own (`autograder.grader_support.dependencies`): when it loses points and an
-exercise graded above it lost points too, it is graded again with those earlier functions answering as the reference does,
-and keeps the better score (shown as a score: the checks listed are those of its run with the student's own
-functions); the stand-ins stay in place for the rest of the cell, so the visible self-check after the
+exercise graded above it lost points too, it is graded again with those earlier functions answering as the
+reference does, and keeps the better score (shown as a score: the checks listed are those of its run with the
+student's own functions); the stand-ins stay in place for the rest of the cell, so the visible self-check after the
 graders sees what they saw.
 
 A course that keeps its graders in its own folder (`c.Autograder.graders`) is found from the kernel's

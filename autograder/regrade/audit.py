@@ -14,34 +14,21 @@ module of this package those graders import, and the instructor's files (the sou
 `selfcheck.py`, ...).
 """
 
-import getpass
 import hashlib
 import os
 import re
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from autograder.grades.stamps import now_text, os_user
 
 RUN_TABLE = "autograder_grading_run"
 SCORE_TABLE = "autograder_grading_score"
 KINDS = ("grade", "watch", "regrade")
 SHORT = 12  # hex digits of a grader version shown to people
-
-
-def os_user() -> str:
-    """Who runs this: the login name, or the numeric uid where the system has no name for it."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return str(os.getuid())
-
-
-def now() -> str:
-    """UTC as text that sorts in time order in any database (microseconds: runs in one second keep their order)."""
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 # Grader versions --------------------------------------------------------------------------------------
@@ -153,7 +140,7 @@ class AuditTrail:
             raise ValueError(f"unknown kind of grading run {kind!r}")
         self.kind, self.versions, self.options = kind, versions, options
         self.user = user if user is not None else os_user()
-        self.started = now()
+        self.started = now_text()
         self._runs: dict[str, str] = {}  # assignment -> id of its run row, once written
         self._uncommitted: list[str] = []  # assignments whose run row the open transaction holds
         self._staged: list[tuple[str, str, str, float | None]] = []  # (assignment, student, submission, before)
@@ -161,7 +148,7 @@ class AuditTrail:
     def new_run(self) -> None:
         self._runs.clear()
         self._uncommitted.clear()
-        self.started = now()
+        self.started = now_text()
 
     def before(self, db: Any, assignment: str, student: str, submission_id: str, new: bool) -> None:
         """Note a student being graded; their score before (None: no submission in the gradebook until now)

@@ -275,8 +275,8 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
 
 def _submissions(gradebook: Gradebook, assignment: str, exercises: list[Exercise], rules: LateRules,
                  config: object = None) -> tuple[list[Submission], list[ManualCell], list[DeadlineRow]]:
+    from autograder.grades.outbox import SessionSql
     from autograder.grades.settle import GradeRules
-    from autograder.lms.outbox import SessionSql
 
     labels = {(e.notebook, e.grade_id): e.label for e in exercises}
     # Each total as every surface computes it (`grades.arithmetic`: after the late penalty); an extension granted

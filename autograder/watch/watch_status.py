@@ -76,3 +76,25 @@ def watch_health(course: Path) -> WatchHealth:
     """The watcher's health in the course folder `course`."""
     folder = course / STATE_FOLDER
     return WatchHealth(held(folder / LOCK_FILE), WatchStatus.read(folder))
+
+
+def status_lines(course: Path) -> tuple[list[str], bool]:
+    """`autograder status`'s lines for the course in `course`, and whether a watcher runs there (also the hub's
+    page of it, autograder/hub/status_service.py)."""
+    from autograder.display.terminal import visible
+
+    health = watch_health(course)
+    running, status, age = health.running, health.status, health.age_seconds
+    if status is None:
+        return ["no watcher has run in this course yet" if not running else "a watcher is starting"], running
+    head = (f"watcher running (pid {status.pid}), last seen {age:.0f} s ago" if running
+            else f"NO WATCHER RUNNING: the last one (pid {status.pid}) stopped or died; its last status is "
+                 f"{age:.0f} s old")
+    lines = [visible(f"{head}; watching {', '.join(status.assignments)}"),
+             f"in the workers' hands: {len(status.in_hand)}; waiting: {status.waiting} (deferred {status.deferred}, "
+             f"to retry after a fault {status.failed}); longest wait since submitted: "
+             f"{status.oldest_waiting_seconds:.0f} s",
+             f"graded: {status.graded}; refused: {status.refused}"]
+    for item in sorted(status.in_hand, key=lambda i: -i.seconds)[:20]:
+        lines.append(visible(f"  grading {item.student} {item.assignment}: {item.seconds:.0f} s so far"))
+    return lines, running

@@ -67,7 +67,7 @@ def percentiles(seconds: list[float]) -> str:
 
 
 def run(students: int, poll: float, down: float, spacing: float) -> None:
-    from autograder.demo_lms.demo_platform import new_key_pair
+    from autograder.devtools.demo_lms.demo_platform import new_key_pair
     from tests.watching import make_template, wait_for, watching
 
     names = [f"s{i:02d}" for i in range(students)]
@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--spacing", type=float, default=0.25, help="seconds between two hand-ins")
     args = parser.parse_args()
     os.environ.setdefault("AUTOGRADER_GRADEBOOK_TIMEOUT", "30")
-    logging.getLogger("autograder.lms.outbox").setLevel(logging.ERROR)  # the outage's log lines, one per pass
+    logging.getLogger("autograder.grades.outbox").setLevel(logging.ERROR)  # the outage's log lines, one per pass
     run(args.students, args.poll, args.down, args.spacing)
 
 

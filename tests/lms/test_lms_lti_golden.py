@@ -14,11 +14,11 @@ from urllib.parse import urlsplit
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.lineitem import LineItem
 
+from autograder.grades.outbox import OutboxRow
 from autograder.lms.identity import load_people
 from autograder.lms.lms_settings import Settings
 from autograder.lms.lti import find_or_create, wanted_lineitem
 from autograder.lms.nrps import parse_members
-from autograder.lms.outbox import OutboxRow
 from autograder.lms.outbox_sender import outbox_grade
 from autograder.lms.retry import RetryPolicy
 from tests.lms.conftest import HSA, Course, run_cli

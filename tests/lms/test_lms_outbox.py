@@ -1,4 +1,4 @@
-"""Grades sent as they are made: the outbox (`autograder.lms.outbox`) filled in the grade's own transaction by
+"""Grades sent as they are made: the outbox (`autograder.grades.outbox`) filled in the grade's own transaction by
 every path that changes a counted score, and its sender (`outbox_sender`, `autograder push --follow`) against
 the loopback LTI platform (tests/lms/nrps_platform.py) through a burst of 429s and each bad answer.
 
@@ -17,11 +17,11 @@ from datetime import timedelta
 import pytest
 from traitlets.config import Config
 
-from autograder.demo_lms.lti_platform import Fault
+from autograder.devtools.demo_lms.lti_platform import Fault
+from autograder.grades.outbox import DETECTED, history, latest
 from autograder.grading.model import CellResult, Outcome, SubmissionResult
 from autograder.grading.writer import GradebookWriter
 from autograder.lms.gradebook import course_rules, read_gradesheet
-from autograder.lms.outbox import DETECTED, history, latest
 from autograder.lms.outbox_sender import LtiSender, open_outbox
 from tests.lms.conftest import DUE, HSA, HSA_CELLS, Course, TenPercentPerDay, run_cli
 from tests.lms.nrps_platform import AdvantagePlatform, Garble
@@ -105,7 +105,7 @@ def test_a_regrade_queues_what_it_changed_and_names_itself(in_course: Course) ->
 
 def test_the_outbox_counts_what_push_and_export_count(in_course: Course) -> None:
     with open_outbox(in_course.root) as db:
-        from autograder.lms.outbox import counted_scores
+        from autograder.grades.outbox import counted_scores
 
         counted = counted_scores(db, HSA)
     with in_course.gradebook() as gb:
@@ -129,7 +129,7 @@ def test_a_burst_of_429s_is_waited_out_as_the_platform_asks(in_course: Course, a
     finally:
         book.close()
     advantage.faults.append(Fault("POST", r"/lineitems/\d+/scores", 429, {"Retry-After": "0.2"}, times=6))
-    caplog.set_level(logging.INFO, "autograder.lms.outbox")
+    caplog.set_level(logging.INFO, "autograder.grades.outbox")
     send_until_empty(advantage)
     assert [advantage.scores(LINE, f"lti-{s}")[-1]["scoreGiven"] for s in ("ada", "bob", "dee")] == [20, 21, 22]
     assert all(len(advantage.scores(LINE, f"lti-{s}")) == 1 for s in ("ada", "bob", "dee"))
@@ -140,7 +140,7 @@ def test_a_burst_of_429s_is_waited_out_as_the_platform_asks(in_course: Course, a
 
 def test_each_bad_answer_is_one_line_keeps_the_score_and_shows_in_push_status(
         in_course: Course, advantage: AdvantagePlatform, caplog, capsys) -> None:
-    caplog.set_level(logging.INFO, "autograder.lms.outbox")
+    caplog.set_level(logging.INFO, "autograder.grades.outbox")
     book = writer(in_course)
     try:
         grade(book, "ada", 30)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.lms.outbox import FAILED, SENT, SUPERSEDED, iso_utc
+from autograder.grades.outbox import FAILED, SENT, SUPERSEDED, iso_utc
 from tests.grading_course import ASSIGNMENT
 from tests.lms.nrps_platform import registered
 from tests.lms.watched_outage import (

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.devtools.catalogue import Answer, wrong_answers
-from autograder.lms.outbox import PENDING, OutboxRow, history, latest
+from autograder.grades.outbox import PENDING, OutboxRow, history, latest
 from autograder.lms.outbox_sender import follow, open_outbox
 from tests.grading_course import ASSIGNMENT
 from tests.lms.nrps_platform import AdvantagePlatform

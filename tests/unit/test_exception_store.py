@@ -236,7 +236,8 @@ def test_a_change_without_a_reason_is_refused(course, args):
 
 
 def test_the_store_refuses_what_no_command_sends(course):
-    with course_exceptions(course) as exceptions:
+    marked = []  # what each committed block hands to the pages' marker (the commands pass watch.stale_pages')
+    with course_exceptions(course, lambda settings, grades, kind: marked.append(kind)) as exceptions:
         with pytest.raises(DeadlineError, match="^an extension needs --until DATE or --by DURATION$"):
             exceptions.extend("hw", ["ada"], "x")
         with pytest.raises(DeadlineError, match="^name at least one student$"):
@@ -246,13 +247,15 @@ def test_the_store_refuses_what_no_command_sends(course):
         assert exceptions.extensions() == [] and exceptions.events() == []
         assert exceptions.extend("hw", ["cyd"], "x", by=timedelta(hours=5))[0].text == \
             "due 2026-01-10 17:00:00 UTC (+5h)"
-    # What the block did is kept; a mistake inside one is rolled back whole.
-    with pytest.raises(RuntimeError), course_exceptions(course) as exceptions:
+    assert "extension" in marked
+    marked.clear()
+    # What the block did is kept; a mistake inside one is rolled back whole, and no page is marked for it.
+    with pytest.raises(RuntimeError), course_exceptions(course, lambda *_: marked.append("rolled back")) as exceptions:
         assert exceptions.extensions("hw")[0][1:] == ("cyd", datetime(2026, 1, 10, 17, tzinfo=exceptions.extensions(
             "hw")[0][2].tzinfo), timedelta(hours=5))
         exceptions.gradebook.find_submission("hw", "cyd").extension = timedelta(days=9)
         raise RuntimeError("stop")
-    assert extension(course, "cyd") == timedelta(hours=5)
+    assert extension(course, "cyd") == timedelta(hours=5) and marked == []
 
 
 def test_a_course_without_a_gradebook_or_with_bad_rules_is_one_line(tmp_path, course):

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from .points import exercise_text, fmt
+from autograder.grades.points import exercise_text, fmt
+from autograder.grades.stamps import now_text, utc_text
 
-log = logging.getLogger("autograder.lms.outbox")
+log = logging.getLogger("autograder.grades.outbox")
 
 OUTBOX_TABLE = "autograder_lms_outbox"
 PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
@@ -56,15 +57,6 @@ class SessionSql:
 
         if rows:
             self.session.execute(text(sql), rows)
-
-
-def utc_text(when: datetime) -> str:
-    """UTC as sortable text, as the audit trail keeps times (microseconds keep the order of quick changes)."""
-    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def now_text() -> str:
-    return utc_text(datetime.now(UTC))
 
 
 def iso_utc(text: str) -> str:
