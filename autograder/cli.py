@@ -48,11 +48,16 @@ class UserError(Exception):
     """A problem the user can fix (bad argument, missing file); printed as one line."""
 
 
+def first_paragraph(text: str) -> str:
+    """A docstring's first paragraph as one line, for `--help`, which wraps it again at the terminal's width."""
+    return " ".join(text.split("\n\n")[0].split())
+
+
 def add_command(subparsers: argparse._SubParsersAction, name: str, run: Callable[[argparse.Namespace], int],
                 help: str, description: str) -> argparse.ArgumentParser:
     """A command's (or a command's action's) parser, whose arguments `run` is called with. `description`: its
-    first line is shown (a command module passes its docstring)."""
-    parser = subparsers.add_parser(name, help=help, description=description.splitlines()[0])
+    first paragraph is shown, whole (a command module passes its docstring, wrapped at any word)."""
+    parser = subparsers.add_parser(name, help=help, description=first_paragraph(description))
     parser.set_defaults(run=run)
     return parser
 

@@ -8,11 +8,11 @@ before and after. nbgrader's tables are upgraded by nbgrader: `nbgrader db upgra
 import argparse
 from pathlib import Path
 
-from autograder.cli import add_command
+from autograder.cli import add_command, first_paragraph
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("db", help="the gradebook's tables of our own")
+    parser = subparsers.add_parser("db", description=first_paragraph(__doc__), help="the gradebook's tables of our own")
     actions = parser.add_subparsers(dest="action", required=True)
     add_command(actions, "upgrade", run_upgrade, "bring our tables in the gradebook to this release's revision",
                 __doc__)

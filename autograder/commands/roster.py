@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from autograder.cli import add_command
+from autograder.cli import add_command, first_paragraph
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("roster", help="the students and their LMS identities: list, import, sync")
+    parser = subparsers.add_parser("roster", description=first_paragraph(__doc__),
+                                   help="the students and their LMS identities: list, import, sync")
     parser.set_defaults(run=run_list)
     actions = parser.add_subparsers(dest="action")
     importer = add_command(actions, "import", run, "create or update students in the gradebook from a roster file",
