@@ -24,8 +24,9 @@ from urllib.parse import urlsplit
 from jupyterhub.handlers import BaseHandler
 
 from autograder.lms import lti
-from autograder.lms.deep_link import SETTINGS_CLAIM, linkable, picker_page, respond, response_form
+from autograder.lms.deep_link import SETTINGS_CLAIM, picker_page, respond, response_form
 from autograder.lms.errors import LmsError
+from autograder.lms.gradebook import linkable
 from autograder.lms.lms_settings import load
 
 from .course_registration import CourseRegistration

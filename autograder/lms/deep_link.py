@@ -1,8 +1,9 @@
 """LTI Deep Linking, the tool's side: the instructor adding the tool in the LMS picks an assignment, and the
 tool answers with a signed LtiDeepLinkingResponse holding one `ltiResourceLink` and its grade column.
 
-The launch (the LtiDeepLinkingRequest) arrives already validated by the hub's LTI login; this module lists
-the course's assignments (`linkable`), renders the picker page (`picker_page`: plain HTML, a labelled list
+The launch (the LtiDeepLinkingRequest) arrives already validated by the hub's LTI login; the course's
+assignments come from the gradebook (`gradebook.linkable`, which `lti` also reads due dates from); this module
+renders the picker page (`picker_page`: plain HTML, a labelled list
 of choices and one button, no script) and builds the answer (`respond`): pylti1p3's `DeepLink` signs it with
 the tool's key (the `kid` of the JWKS the platform holds). The content item carries
 `custom: {assignment: <name>}` and, unless the platform already has the assignment's line item, a
@@ -16,9 +17,7 @@ from __future__ import annotations
 
 import html
 import typing as t
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 import requests
 from pylti1p3.deep_link import DeepLink
@@ -30,6 +29,7 @@ from autograder.grades.points import fmt
 
 from . import lti
 from .errors import LmsError
+from .gradebook import Linkable
 from .lms_settings import Settings
 from .retry import RetryPolicy
 
@@ -37,24 +37,6 @@ SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_sett
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-
-
-@dataclass(frozen=True)
-class Linkable:
-    """An assignment the instructor can link: its name, points and due date (UTC) from the gradebook."""
-
-    name: str
-    points: float
-    due: datetime | None
-
-
-def linkable(course: Path) -> list[Linkable]:
-    """The course's assignments as the gradebook holds them, by name."""
-    from .gradebook import open_gradebook
-
-    with open_gradebook(course) as gradebook:
-        return sorted((Linkable(a.name, float(a.max_score), a.duedate) for a in gradebook.assignments),
-                      key=lambda a: a.name)
 
 
 def _due_text(due: datetime | None) -> str:

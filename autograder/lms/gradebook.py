@@ -179,3 +179,19 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
                 status="on time" if on_time else credit.outcome.value,
             )
     return Gradesheet(tuple(infos), tuple(people), grades)
+
+
+@dataclass(frozen=True)
+class Linkable:
+    """An assignment the instructor can link: its name, points and due date (UTC) from the gradebook."""
+
+    name: str
+    points: float
+    due: datetime | None
+
+
+def linkable(course: Path) -> list[Linkable]:
+    """The course's assignments as the gradebook holds them, by name."""
+    with open_gradebook(course) as gradebook:
+        return sorted((Linkable(a.name, float(a.max_score), a.duedate) for a in gradebook.assignments),
+                      key=lambda a: a.name)

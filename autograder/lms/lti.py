@@ -36,6 +36,7 @@ from pylti1p3.service_connector import ServiceConnector
 from autograder.grades.outbox import iso_utc
 
 from .errors import LmsError
+from .gradebook import linkable
 from .lms_settings import IDENTITY_CHOICES, Settings
 from .push_plan import PushItem, PushPlan, PushReport
 from .retry import RETRY_STATUSES, RetryPolicy, retry_after_seconds
@@ -295,8 +296,6 @@ def lineitem_for(settings: Settings, assignment: str, max_score: float, ags: Ass
     target = _target(settings, assignment)
     if "lineitem" in target:
         return policy.with_retries(lambda: ags.get_lineitem(target["lineitem"]), classify)
-    from .deep_link import linkable
-
     due = next((a.due for a in linkable(settings.course) if a.name == assignment), None)
     with _course_lock(settings.course):
         return find_or_create(ags, connector, wanted_lineitem(settings, assignment, max_score, due), policy)

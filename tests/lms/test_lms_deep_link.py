@@ -9,8 +9,9 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import sync_playwright
 
-from autograder.lms.deep_link import Linkable, linkable, picker_page, respond, response_form
+from autograder.lms.deep_link import picker_page, respond, response_form
 from autograder.lms.errors import LmsError
+from autograder.lms.gradebook import Linkable, linkable
 from tests.axe import serious_violations
 from tests.lms.conftest import HSA, RUE, Course
 from tests.lms.nrps_platform import AdvantagePlatform
