@@ -17,9 +17,10 @@ from autograder.devtools.catalogue import correct_answers, write_submission, wro
 from autograder.devtools.catalogue.classroom import adversarial_answers
 from autograder.grader_support.exercise import exercises
 from autograder.grading import instructor, prepare
-from autograder.grading.callplan import _recorded
+from autograder.grading.self_check.callplan import _recorded
 from autograder.grading.submission import Stages, grade_submission
 from autograder.grading.writer import GradebookWriter
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.zygote_handle import Zygote
 from tests.conftest import ASSIGNMENTS, CATALOGUED
 from tests.grading_course import make_course
@@ -88,7 +89,7 @@ def test_plan_grades_exactly_as_call_by_call(assignment, zygote, tmp_path):
 def test_a_planned_call_is_recognised_without_encoding_only_when_encoding_would_agree():
     from autograder.grader_support.activations import ACTIVATIONS
     from autograder.grader_support.judge import fresh
-    from autograder.grading.callplan import planned_calls
+    from autograder.grading.self_check.callplan import planned_calls
     from autograder.sandbox.planned import planned_call
     from autograder.sandbox.request_builders import call_request
 
@@ -146,7 +147,7 @@ def test_a_call_that_differs_from_the_plan_in_one_element_is_not_taken_for_it(zy
     try:
         sandbox.announce([cell_request("def f(a):\n    return a.sum()", True, None),
                           planned_call("f", (planned,), {}, "g")])
-        sandbox.run_cell("def f(a):\n    return a.sum()", 10)
+        sandbox.run_cell("def f(a):\n    return a.sum()", 10, OutputBudget(10**5))
         student = SandboxedStudent(sandbox, time.monotonic() + 10, "g")
         changed = planned.copy()
         changed[3] = 5.0
@@ -174,7 +175,7 @@ def test_planned_calls_held_by_the_zygote_run_on_fresh_copies_and_report_changes
     try:
         assert request.key in sandbox.preloaded and len(request.brief) < 100
         sandbox.announce([cell_request(source, True, None), request, request])
-        sandbox.run_cell(source, 10)
+        sandbox.run_cell(source, 10, OutputBudget(10**5))
         student = SandboxedStudent(sandbox, time.monotonic() + 10, "g")
         for _ in range(2):  # the second call's arguments are as planned, whatever the first did to its own
             mine, my_layers = a.copy(), [layers[0].copy()]
@@ -197,7 +198,7 @@ def test_a_process_without_a_planned_call_sent_by_its_key_makes_the_notebook_reg
     try:
         sandbox.preloaded = frozenset({request.key})
         sandbox.announce([cell_request("def f(a):\n    return 1", True, None), request])
-        sandbox.run_cell("def f(a):\n    return 1", 10)
+        sandbox.run_cell("def f(a):\n    return 1", 10, OutputBudget(10**5))
         with pytest.raises(PlanMismatch):
             SandboxedStudent(sandbox, time.monotonic() + 10, "g").f(np.arange(3.0))
     finally:

@@ -10,6 +10,7 @@ from autograder.grader_support.exercise import run_exercise
 from autograder.grader_support.student import InProcessStudent, StudentError
 from autograder.nbgrader_glue.notebook import is_test_cell, load_namespace, read_notebook, visible_part
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.syntax import python_source
 from autograder.sandbox.zygote_handle import Zygote
@@ -27,7 +28,8 @@ def zygote():
 def test_zygote_holds_no_grader_code(zygote):
     sandbox = zygote.spawn(Limits())
     try:
-        reply = sandbox.run_cell("import sys\nsorted(m for m in sys.modules if m.startswith('autograder'))", 10)
+        reply = sandbox.run_cell("import sys\nsorted(m for m in sys.modules if m.startswith('autograder'))", 10,
+                                 OutputBudget(10**5))
     finally:
         sandbox.close()
     loaded = eval(reply["result"])
@@ -42,7 +44,8 @@ def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):
 
     sandbox = zygote.spawn(Limits())
     try:
-        sandbox.run_cell("def f(a, layers, g):\n    a += 1\n    layers[0]['W'][0, 0] = 7\n    return g(a)", 10)
+        sandbox.run_cell("def f(a, layers, g):\n    a += 1\n    layers[0]['W'][0, 0] = 7\n    return g(a)", 10,
+                         OutputBudget(10**5))
         student = SandboxedStudent(sandbox, time.monotonic() + 10)
         a, layers = np.zeros((2, 2)), [{"W": np.zeros((1, 1))}]
         got = student.f(a, layers, ACTIVATIONS["tanh"])
@@ -62,9 +65,11 @@ def test_a_traceback_in_the_sandbox_quotes_the_students_line_and_the_self_check_
     try:
         sandbox.send_modules({"selfcheck": (ROOT / "source" / ASSIGNMENT / "selfcheck.py").read_text()})
         sandbox.run_cell("import numpy as np\n\ndef concat_state_input(h_t_prev, x_t):\n"
-                         "    stacked = np.concatenate((h_t_prev, x_t), axis=1)\n    return stacked\n", 10)
-        checked = sandbox.run_cell("import selfcheck\nselfcheck.check_concat_state_input(concat_state_input)", 10)
-        crashed = sandbox.run_cell("concat_state_input(np.ones((2, 1)), np.ones((3, 1)))", 10)
+                         "    stacked = np.concatenate((h_t_prev, x_t), axis=1)\n    return stacked\n", 10,
+                         OutputBudget(10**5))
+        checked = sandbox.run_cell("import selfcheck\nselfcheck.check_concat_state_input(concat_state_input)", 10,
+                                   OutputBudget(10**5))
+        crashed = sandbox.run_cell("concat_state_input(np.ones((2, 1)), np.ones((3, 1)))", 10, OutputBudget(10**5))
     finally:
         sandbox.close()
     said = checked["error"]["evalue"]
@@ -100,7 +105,7 @@ def test_same_verdicts_in_process_and_in_the_sandbox(assignment, zygote, tmp_pat
         try:
             sandbox.send_modules(modules)
             for source in sandbox_namespace_cells(path):
-                sandbox.run_cell(source, 30)
+                sandbox.run_cell(source, 30, OutputBudget(10**5))
             remote = SandboxedStudent(sandbox, time.monotonic() + 60)
             here = run_exercise(assignment, answer.exercise, local)
             there = run_exercise(assignment, answer.exercise, remote)
@@ -119,9 +124,9 @@ def test_bare_level_still_grades_and_says_what_is_off(tmp_path):
         assert {"hidden files", "pid namespace", "unprivileged uid"} <= set(z.info.missing)
         sandbox = z.spawn(Limits())
         try:
-            reply = sandbox.run_cell("import os\nos.getcwd()", 10)
+            reply = sandbox.run_cell("import os\nos.getcwd()", 10, OutputBudget(10**5))
             assert "autograder-scratch-" in reply["result"]
-            reply = sandbox.run_cell("import socket\nsocket.socket()", 10)
+            reply = sandbox.run_cell("import socket\nsocket.socket()", 10, OutputBudget(10**5))
             assert reply["error"]["ename"] == "PermissionError"  # seccomp still refuses sockets
         finally:
             sandbox.close()
@@ -161,7 +166,7 @@ def test_a_zygote_started_by_one_process_serves_another_and_ends_with_it():
             with Zygote(launched=launched) as z:
                 sandbox = z.spawn(Limits())
                 try:
-                    reply = sandbox.run_cell("6 * 7", 10)
+                    reply = sandbox.run_cell("6 * 7", 10, OutputBudget(10**5))
                 finally:
                     sandbox.close()
                 os.write(write, f"{z.alive()} {z.process.pid} {reply['result']}".encode())

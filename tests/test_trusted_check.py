@@ -14,11 +14,12 @@ from autograder.course.settings import read_course
 from autograder.devtools.catalogue import Answer, write_submission, wrong_answers
 from autograder.devtools.repo import ROOT
 from autograder.grading import instructor, prepare
-from autograder.grading.self_check_stage import TrustedSelfCheck
+from autograder.grading.self_check.stage import TrustedSelfCheck
+from autograder.grading.self_check.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.submission import grade_submission
-from autograder.grading.trustedcheck import CheckCall, Name, TrustedChecks, parse
 from autograder.grading.writer import GradebookWriter
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.planned import planned_call
 from autograder.sandbox.sandbox_errors import BoundaryError
 from autograder.sandbox.sandboxed_student import SandboxedStudent
@@ -159,7 +160,7 @@ def test_every_grade_cell_of_the_course_is_checked_on_the_trusted_side_as_planne
     job = prepare.prepare(settings, sources, modules, assignment, "solution", preload).job
     cells = [c for nb in job.notebooks for c in nb.cells if c.kind == "test"]
     self_check = TrustedSelfCheck(job)
-    assert cells and all(self_check.planned_calls(cell) for cell in cells)  # a lambda in a check would drop it
+    assert cells and all(self_check.check_calls(cell) for cell in cells)  # a lambda in a check would drop it
     outcome = grade_submission(job, zygote)
     assert outcome.regraded == 0 and outcome.result.score == outcome.result.max_score
 
@@ -177,7 +178,8 @@ def test_an_instructor_function_crosses_by_name_and_resolves_in_the_sandbox_copy
     sandbox = zygote.spawn(Limits())
     try:
         sandbox.send_modules({"selfcheck": source})
-        sandbox.run_cell("import selfcheck\ndef f(z, g):\n    return [g(z), g is selfcheck.identity]", 10)
+        sandbox.run_cell("import selfcheck\ndef f(z, g):\n    return [g(z), g is selfcheck.identity]", 10,
+                         OutputBudget(10**5))
         student = SandboxedStudent(sandbox, time.monotonic() + 10, None, checks.functions)
         value, same = student.f(np.arange(3.0), g=identity)
         assert np.array_equal(value, np.arange(3.0)) and same is True

@@ -99,9 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command sets it, before NumPy loads
 
     from autograder.course.settings import read_course
-    from autograder.grading.callplan import prepare as prepare_plans
     from autograder.grading.instructor import instructor_files
     from autograder.grading.prepare import prepare
+    from autograder.grading.self_check.callplan import prepare as prepare_plans
     from autograder.grading.sources import read_sources_early
     from autograder.grading.startup import hidden_paths
     from autograder.grading.submission import grade_submission

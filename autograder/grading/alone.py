@@ -13,13 +13,13 @@ code cells in order and grades each such cell where it stands, call by call (as 
 import time
 from typing import Any
 
-from autograder.grader_support.verdict import verdict_output
 from autograder.grader_support.dependencies import Answers, alone_note, lost
+from autograder.grader_support.verdict import verdict_output
 from autograder.grading.model import CellResult
 from autograder.grading.notebook_run import run_one_cell
-from autograder.grading.self_check_stage import TrustedSelfCheck
-from autograder.grading.trustedcheck import TrustedChecks
+from autograder.grading.self_check.stage import TrustedSelfCheck
 from autograder.grading.unchanged import unchanged_after
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
 from autograder.sandbox.submission_process import Sandbox
 
@@ -60,6 +60,8 @@ class _Rescue:
         self.job, self.notebook, self.zygote, self.deadline = job, notebook, zygote, deadline
         self.self_check = self_check  # the notebook run's: each cell judged gets a fresh one of its kind
         self.finished = finished
+        # What these runs print is never shown (see `_shown`): a budget of their own, apart from the submission's.
+        self.output = OutputBudget(job.limits.output_chars)
         self.sources = [cell.source if cell.kind != "skip" else None for cell in notebook.cells]
         self.sandbox: Sandbox | None = None
         self.next_cell = 0  # the first cell the process has not run
@@ -97,8 +99,9 @@ class _Rescue:
     def _judge(self, sandbox: Sandbox, cell: Any, broken: list[str], count: int
                ) -> tuple[CellResult | None, list[dict]]:
         cell_deadline = min(time.monotonic() + self.job.limits.cell_seconds, self.deadline)
-        with sandbox.standing_in(broken, Answers(cell.assignment, TrustedChecks(self.job.modules))):
-            return run_one_cell(self.job, cell, sandbox, cell_deadline, count, self.self_check.fresh())
+        # The answers resolve the instructor's functions the student's code passes along in modules of their own.
+        with sandbox.standing_in(broken, Answers(cell.assignment, self.self_check.fresh().checks)):
+            return run_one_cell(self.job, cell, sandbox, cell_deadline, count, self.self_check.fresh(), self.output)
 
     def _at(self, index: int) -> Sandbox:
         """The process, having run every code cell above `index` (the functions as the student left them)."""
@@ -115,7 +118,7 @@ class _Rescue:
                 self.sandbox.cells[len(self.sandbox.cells) + 1] = earlier.source
                 self.sandbox.run_cell(earlier.source, min(self.job.limits.cell_seconds,
                                                           self.deadline - time.monotonic()),
-                                      display=False, ipython=earlier.ipython)
+                                      self.output, display=False, ipython=earlier.ipython)
         self.next_cell = index
         return self.sandbox
 

@@ -1,5 +1,5 @@
 """A notebook's cells run in a submission's sandbox, in order, and each test cell scored as nbgrader scores
-it: the hidden graders called (`graders.exercise`), the visible self-check run again here (`self_check_stage`).
+it: the hidden graders called (`graders.exercise`), the visible self-check run again here (`self_check.stage`).
 `grading.sandbox_run` runs it per notebook; `grading.alone` runs one cell again, on its own.
 """
 
@@ -7,12 +7,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.grader_support.exercise import run_exercise
+from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
-from autograder.grading.self_check_stage import TrustedSelfCheck
-from autograder.grading.trustedcheck import Verdict
+from autograder.grading.self_check.stage import TrustedSelfCheck
+from autograder.grading.self_check.trustedcheck import Verdict
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.sandbox_errors import SandboxDied
 from autograder.sandbox.sandboxed_student import SandboxedStudent
 from autograder.sandbox.submission_process import Sandbox
@@ -23,15 +24,16 @@ class NotebookRun:
     """What running a notebook's cells gave: each cell's outputs, the test cells' results, notes."""
 
     self_check: TrustedSelfCheck  # this run's trusted self-checks, the instructor's modules loaded for it
+    output: OutputBudget  # the printed text the submission may still keep, taken from by every cell
     outputs: list[list[dict[str, Any]]] = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
 def run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: float,
-                 self_check: TrustedSelfCheck) -> NotebookRun:
+                 self_check: TrustedSelfCheck, output: OutputBudget) -> NotebookRun:
     """Every cell of the notebook in order, in `sandbox`, each test cell scored, until `deadline`."""
-    run = NotebookRun(self_check)
+    run = NotebookRun(self_check, output)
     count = 0
     stopped = False  # the note saying where the run stopped is made once, at the first cell not run
     try:
@@ -62,9 +64,9 @@ def run_notebook(job: Job, notebook: NotebookJob, sandbox: Sandbox, deadline: fl
 
 
 def run_one_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, count: int,
-                 self_check: TrustedSelfCheck) -> tuple[CellResult | None, list[dict[str, Any]]]:
+                 self_check: TrustedSelfCheck, output: OutputBudget) -> tuple[CellResult | None, list[dict[str, Any]]]:
     """One cell run as `run_notebook` runs it, on its own: its result (a test cell's) and its outputs."""
-    run = NotebookRun(self_check)
+    run = NotebookRun(self_check, output)
     _run_cell(job, cell, sandbox, cell_deadline, count, run)
     return (run.cells[0] if run.cells else None), run.outputs[0]
 
@@ -78,7 +80,7 @@ def _run_cell(job: Job, cell: CellJob, sandbox: Sandbox, cell_deadline: float, c
         early = run_exercise(cell.assignment, cell.exercise, SandboxedStudent(sandbox, cell_deadline, cell.grade_id))
         first_out = [verdict_output(early.feedback() + "\n")]
     try:
-        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), display=cell.display,
+        reply = sandbox.run_cell(cell.source, cell_deadline - time.monotonic(), run.output, display=cell.display,
                                  group=cell.grade_id, ipython=cell.ipython)
     except SandboxDied as died:
         run.notes.append(f"{cell.grade_id or f'cell {count}'}: {died}")

@@ -65,7 +65,8 @@ def _init_worker(hide: list[str], level: str, parent: int, assignment: str | Non
 
     use_folder(graders)  # inherited when forked; a spawned worker is told
     if assignment:
-        from autograder.grading.callplan import prepare  # graders' plans: loaded by workers, not the main process
+        # The graders' plans: loaded by workers, not the main process.
+        from autograder.grading.self_check.callplan import prepare
 
         try:
             prepare(assignment)
@@ -122,7 +123,7 @@ def stop_pool(pool: ProcessPoolExecutor, now: bool = False) -> None:
 def serve(hide: list[str], assignments: list[str], level: str = AUTO) -> Zygote:
     """Make this process a grading worker of another executor's (a Dask worker, `autograder.cluster`): what its
     sandbox hides, the assignments' graders loaded with their plans, and its zygote."""
-    from autograder.grading.callplan import prepare
+    from autograder.grading.self_check.callplan import prepare
 
     _worker.hide, _worker.level = list(hide), level
     for assignment in assignments:

@@ -1,7 +1,7 @@
 """The stage that runs a notebook's cells in a sandboxed process, with the call plan as its one switch: first in a
 `PlannedSandbox`, sent ahead every request grading the notebook makes when the answers are right
-(`callplan.notebook_requests`); if the graders ask for a call that was not planned, the notebook is graded again
-from the start in a fresh process, each request sent when it is asked for.
+(`self_check.stage.TrustedSelfCheck.requests`); if the graders ask for a call that was not planned, the notebook
+is graded again from the start in a fresh process, each request sent when it is asked for.
 
 The process is left open for the next stage (judging on its own), which may reuse it: `SandboxRun.close` ends it.
 """
@@ -9,12 +9,12 @@ The process is left open for the next stage (judging on its own), which may reus
 from dataclasses import dataclass
 from typing import Any
 
-from autograder.grading.callplan import notebook_requests
 from autograder.grading.model import Job, NotebookJob
 from autograder.grading.notebook_run import NotebookRun, run_notebook
-from autograder.grading.self_check_stage import TrustedSelfCheck
+from autograder.grading.self_check.stage import TrustedSelfCheck
 from autograder.sandbox import syntax
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.planned import PlanMismatch, PlannedCall, PlannedSandbox
 from autograder.sandbox.sandbox_errors import SandboxError
 from autograder.sandbox.submission_process import Sandbox
@@ -28,10 +28,8 @@ class SandboxRun:
     run: NotebookRun
     sandbox: Sandbox
     regraded: int  # times the plan did not hold and the notebook was graded again call by call
-    # What the notebook's run hit and left of the printed-text budget, as it ended: judging on its own, which
-    # may reuse the process, counts toward neither.
+    # What the notebook's run hit, as it ended: judging on its own, which may reuse the process, does not count.
     limits_hit: frozenset[str]
-    output_left: int
 
     @property
     def reusable(self) -> Sandbox | None:
@@ -43,27 +41,28 @@ class SandboxRun:
         self.sandbox.close()
 
 
-def run_in_sandbox(job: Job, notebook: NotebookJob, zygote: Zygote, deadline: float, output_left: int,
+def run_in_sandbox(job: Job, notebook: NotebookJob, zygote: Zygote, deadline: float, output: OutputBudget,
                    self_check: TrustedSelfCheck, plan: bool) -> SandboxRun:
-    """Every cell of `notebook` run and scored; `output_left`: printed text the submission may still keep.
+    """Every cell of `notebook` run and scored; what they print is taken from `output`, the submission's budget.
     `plan=False` sends each request only when it is asked for (what a plan that fails falls back to)."""
     regraded = 0
+    left = output.left
     for planned in (True, False) if plan else (False,):
         sandbox = _open(zygote, job, notebook, self_check, planned)
-        sandbox.output_left = output_left
         sandbox.cells = numbered_cells(notebook)
         try:
-            run = run_notebook(job, notebook, sandbox, deadline, self_check)
+            run = run_notebook(job, notebook, sandbox, deadline, self_check, output)
             sandbox.finish()
         except PlanMismatch:
             sandbox.close()
             regraded += 1
             self_check = self_check.fresh()  # what the failed run did to the modules' arrays is not kept
+            output.rewind(left)  # nor what it printed
             continue
         except BaseException:
             sandbox.close()
             raise
-        return SandboxRun(run, sandbox, regraded, frozenset(sandbox.limits_hit), sandbox.output_left)
+        return SandboxRun(run, sandbox, regraded, frozenset(sandbox.limits_hit))
     raise AssertionError("unreachable: the call-by-call run raises no PlanMismatch")
 
 
@@ -80,7 +79,7 @@ def _open(zygote: Zygote, job: Job, notebook: NotebookJob, self_check: TrustedSe
     `Sandbox`, sent each request when asked."""
     if not planned:
         return _spawn(zygote, job.limits, _warm(job, notebook), Sandbox)
-    requests = notebook_requests(job, notebook, self_check)
+    requests = self_check.requests(notebook)
     warm = {**_warm(job, notebook), "calls": [r for r in requests if isinstance(r, PlannedCall)]}
     sandbox = _spawn(zygote, job.limits, warm, PlannedSandbox)
     sandbox.announce(requests)

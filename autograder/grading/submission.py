@@ -4,7 +4,7 @@ The job holds everything needed (cell sources read and sanitised by `grading.pre
 modules, limits), so it can run anywhere a zygote can start: in a worker process of `autograder grade`
 (`grading.pool`), or in the formgrader's. The student's code runs in a sandboxed process; the hidden graders
 run here and reach it only through `SandboxedStudent`, and so does a grade cell's visible self-check, run here
-a second time (`self_check_stage`). Nothing here touches the gradebook or the course folder:
+a second time (`self_check`). Nothing here touches the gradebook or the course folder:
 `grading.recording` applies the result.
 
 Each notebook goes through the stages in order, each entered once: the trusted self-check made for it, its
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from autograder.grading.alone import judge_alone
 from autograder.grading.model import Job, Outcome
 from autograder.grading.sandbox_run import run_in_sandbox
-from autograder.grading.self_check_stage import TrustedSelfCheck
+from autograder.grading.self_check.stage import TrustedSelfCheck
 from autograder.grading.submission_tally import SubmissionTally
 from autograder.sandbox.zygote_handle import Zygote
 
@@ -42,7 +42,7 @@ def grade_submission(job: Job, zygote: Zygote, stages: Stages = EVERY_STAGE) -> 
             tally.not_submitted(notebook)
             continue
         self_check = TrustedSelfCheck(job, stages.self_check)
-        graded = run_in_sandbox(job, notebook, zygote, tally.deadline, tally.output_left, self_check, stages.plan)
+        graded = run_in_sandbox(job, notebook, zygote, tally.deadline, tally.output, self_check, stages.plan)
         try:
             judged = (judge_alone(job, notebook, graded.run, zygote, tally.deadline, graded.reusable)
                       if stages.judge_alone else [])

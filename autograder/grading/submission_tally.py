@@ -1,10 +1,12 @@
 """The last stage of a submission's grading: each notebook's scored cells, outputs and notes gathered into the
-`SubmissionResult` (and `Outcome`), with the budgets the notebooks share (the time, the printed text kept)."""
+`SubmissionResult` (and `Outcome`), with the budgets the notebooks share (the time, the printed text kept: owned
+here, handed to each notebook's run)."""
 
 import time
 
 from autograder.grading.model import CellResult, Job, NotebookJob, Outcome, SubmissionResult
 from autograder.grading.sandbox_run import SandboxRun
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.zygote_handle import Zygote
 
 LIMIT_NOTES = {
@@ -25,7 +27,7 @@ class SubmissionTally:
         self.outcome = Outcome(self.result)
         self.limits_hit: set[str] = set()
         self.notes: list[str] = []
-        self.output_left = job.limits.output_chars  # printed text kept is counted per submission, on this side
+        self.output = OutputBudget(job.limits.output_chars)  # printed text kept, per submission, on this side
 
     def not_submitted(self, notebook: NotebookJob) -> None:
         self.result.cells += [CellResult(c.grade_id, c.points, 0.0, "no such notebook was submitted")
@@ -37,7 +39,6 @@ class SubmissionTally:
         """A notebook graded in `graded`'s process (now closed), with the grade ids judged on their own."""
         self.outcome.regraded += graded.regraded
         self.limits_hit |= graded.limits_hit
-        self.output_left = graded.output_left
         self.notes += [f"{grade_id}: judged on its own" for grade_id in judged_alone]
         self.result.cells += graded.run.cells
         self.notes += graded.run.notes

@@ -3,7 +3,7 @@ works through them without waiting for the grader, and whose replies the graders
 
 The plain `autograder.sandbox.submission_process.Sandbox` sends each request when it is asked for; `PlannedSandbox`
 has the same interface. Which of the two grades a notebook is chosen in one place
-(`autograder.grading.sandbox_run`); the calls sent ahead are recorded by `autograder.grading.callplan`.
+(`autograder.grading.sandbox_run`); the calls sent ahead are recorded by `autograder.grading.self_check.callplan`.
 """
 
 import itertools

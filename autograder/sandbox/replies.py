@@ -7,7 +7,8 @@ from typing import Any
 
 from autograder.grader_support import raised
 from autograder.grader_support.student import not_defined
-from autograder.sandbox.limits import OUTPUT_DROPPED, Limits
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.output_budget import OutputBudget
 
 NOT_CALLED = "{name} was not called: this cell's time limit was already used up"
 CALL_FAILED = {
@@ -47,22 +48,18 @@ def explain_death(message: str, limit: str, info: dict[str, Any] | None, limits:
     return f"{message} (exit status {code}: os._exit or a crash)", "crash"
 
 
-def checked_cell_reply(header: dict, output_left: int) -> tuple[dict[str, Any], int, set[str]]:
-    """Keep only well-formed, bounded fields of a cell reply (it comes from untrusted code): (the reply, the
-    printed text still kept after it, -1 once cut, and the limits it met). Printed text is counted here
-    against the sandbox's budget: what the process says of its own budget is not trusted."""
+def checked_cell_reply(header: dict, output: OutputBudget) -> tuple[dict[str, Any], set[str]]:
+    """Keep only well-formed, bounded fields of a cell reply (it comes from untrusted code): (the reply, and the
+    limits it met). Printed text is taken from the submission's `output` budget."""
     limits_hit: set[str] = set()
     outputs = []
     for item in header.get("outputs", []) if isinstance(header.get("outputs"), list) else []:
         if isinstance(item, list) and len(item) == 2 and item[0] in ("stdout", "stderr") and isinstance(item[1], str):
-            text = item[1]
-            if len(text) <= output_left:
-                output_left -= len(text)
-            elif output_left < 0:  # cut already, and said so
+            was_cut = output.cut
+            text = output.take(item[1])
+            if text is None:  # cut already, and said so
                 continue
-            else:
-                text = text[:output_left] + OUTPUT_DROPPED
-                output_left = -1
+            if output.cut and not was_cut:
                 limits_hit.add("output")
             outputs.append((item[0], text))
     result = header.get("result")
@@ -77,7 +74,7 @@ def checked_cell_reply(header: dict, output_left: int) -> tuple[dict[str, Any], 
         if limit in ("time", "memory", "output", "processes"):
             limits_hit.add(limit)
     return ({"outputs": outputs, "result": str(result)[:10_000] if isinstance(result, str) else None,
-             "error": error}, output_left, limits_hit)
+             "error": error}, limits_hit)
 
 
 def call_failure(name: str, header: dict, cells: dict[int, str]) -> str:

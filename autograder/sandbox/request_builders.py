@@ -9,7 +9,7 @@ from autograder.sandbox import wire
 from autograder.sandbox.sandbox_errors import BoundaryError
 
 # id(function) -> the name it crosses the wire as: the activations by default; a caller may add others
-# (`autograder.grading.trustedcheck`: an instructor module's functions, as "module:function").
+# (`autograder.grading.self_check.trustedcheck`: an instructor module's functions, as "module:function").
 FUNCTION_NAMES: Mapping[int, str] = {id(f): name for name, f in ACTIVATIONS.items()}
 
 

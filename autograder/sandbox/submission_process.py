@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from autograder.grader_support.student import StudentError
 from autograder.sandbox import wire
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.replies import NOT_CALLED, STOPPED, call_failure, checked_cell_reply, explain_death
 from autograder.sandbox.request_builders import FUNCTION_NAMES, Request, call_request, cell_request, modules_request
 from autograder.sandbox.sandbox_errors import SandboxDied, SandboxError
@@ -75,7 +76,6 @@ class Sandbox:
         self.exit: dict[str, Any] | None = None
         # What it sends is bounded here, whatever its process does: a frame, all frames, and printed text.
         self.reader = wire.Reader(self.sock, limits.reply_bytes(), limits.received_bytes())
-        self.output_left = limits.output_chars  # printed text still kept; -1 once cut
         self.outbox = bytearray()
         self.incidents = 0  # timeouts, interrupts and deaths so far
         # The notebook's code cells this process was sent, by the number it compiles them under (`<cell 7>`):
@@ -187,10 +187,11 @@ class Sandbox:
     def send_modules(self, sources: dict[str, str]) -> None:
         self.request(modules_request(sources), timeout=30)
 
-    def run_cell(self, source: str, timeout: float, display: bool = True, group: str | None = None,
-                 ipython: bool = False) -> dict[str, Any]:
+    def run_cell(self, source: str, timeout: float, output: OutputBudget, display: bool = True,
+                 group: str | None = None, ipython: bool = False) -> dict[str, Any]:
+        """Run a cell's code; what it printed is taken from `output`, the submission's budget."""
         header, _ = self.request(self._replacing(cell_request(source, display, group, ipython)), timeout=timeout)
-        reply, self.output_left, hit = checked_cell_reply(header, self.output_left)
+        reply, hit = checked_cell_reply(header, output)
         self.limits_hit |= hit
         return reply
 

@@ -24,7 +24,7 @@ COMPILED: dict[tuple, Any] = {}
 WARM_ERRORS: list[str] = []  # what the zygote could not import (a child imports it itself)
 MAX_COMPILED = 2000
 
-# The planned calls' arguments (see `autograder.grading.callplan`): an announced planned call then arrives as
+# The planned calls' arguments (see `autograder.grading.self_check.callplan`): an announced planned call then arrives as
 # {"op": "call", "plan": key} and runs on fresh copies of these.
 PLANNED: dict[int, tuple[str, list, dict, tuple[list, dict]]] = {}
 

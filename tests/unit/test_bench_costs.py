@@ -5,7 +5,7 @@ import sys
 
 from autograder.devtools.bench_costs import VARIANTS, TreeUsage, stages_for
 from autograder.grading.model import CellJob, Job
-from autograder.grading.self_check_stage import TrustedSelfCheck
+from autograder.grading.self_check.stage import TrustedSelfCheck
 
 
 def test_each_variant_leaves_out_its_stages_and_only_those() -> None:
@@ -21,7 +21,7 @@ def test_a_self_check_switched_off_plans_and_runs_nothing() -> None:
     job = Job("s", "a", [], {"selfcheck": "def check(f):\n    pass\n"})
     cell = CellJob("test", "selfcheck.check(f)", "c1", 1.0, "a", "e")
     off = TrustedSelfCheck(job, on=False)
-    assert off.planned_calls(cell) is None and off.fresh().planned_calls(cell) is None
+    assert off.check_calls(cell) is None and off.fresh().check_calls(cell) is None
     assert off.verdict(cell, None, 0.0) is None  # no process is needed to know it
 
 

@@ -6,25 +6,22 @@ submission's process together with its cells (`PlannedSandbox.announce`): it run
 waiting for the grader between calls, and the graders then find each answer already there. A grader that
 asks for a call not in the plan (one built from a wrong answer's output) makes the engine grade that
 notebook again, asking for each call when it is made. The same holds for the calls of a grade cell's
-self-check run on the trusted side (`autograder.grading.trustedcheck`), recorded against the same reference answers.
+self-check run on the trusted side (`trustedcheck`), recorded against the same reference answers. The stage
+(`stage.TrustedSelfCheck.requests`) puts a notebook's plan together from these: it imports this module, never
+the reverse.
 """
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from autograder.grader_support.counterexample import public_calls
 from autograder.grader_support.exercise import exercises, reference_function, run_exercise
 from autograder.grader_support.exercise import reference as graders_reference
 from autograder.grader_support.judge import fresh
 from autograder.grader_support.student import InProcessStudent
-from autograder.grading.model import Job, NotebookJob
-from autograder.grading.trustedcheck import TrustedChecks, parse
+from autograder.grading.self_check.trustedcheck import TrustedChecks, parse
 from autograder.sandbox.planned import PlannedCall, planned_call
-from autograder.sandbox.request_builders import Request, cell_request, modules_request
-
-if TYPE_CHECKING:  # the stage asks this module for the checks' plans: it imports this one, never the reverse
-    from autograder.grading.self_check_stage import TrustedSelfCheck
 
 
 class _Recorder:
@@ -88,24 +85,6 @@ def planned_check_calls(visible: str, modules: tuple[tuple[str, str], ...], assi
     if checks.run(calls, recorder) is None:
         return None
     return tuple(recorder.calls)
-
-
-def notebook_requests(job: Job, notebook: NotebookJob, self_check: "TrustedSelfCheck") -> list[Request]:
-    """Every request grading this notebook makes when the answers are right, in order: what a
-    `PlannedSandbox` is sent ahead. `self_check` says which calls the trusted self-checks make."""
-    requests = [modules_request(job.modules)]
-    for cell in notebook.cells:
-        if cell.kind == "skip":
-            continue
-        run = cell_request(cell.source, cell.display, cell.grade_id, cell.ipython)
-        if cell.kind != "test" or cell.exercise is None:
-            requests.append(run)
-            continue
-        calls = list(planned_calls(cell.assignment, cell.exercise, cell.grade_id))
-        # The trusted self-check's calls: right after the cell, as in the kernel.
-        checks = self_check.planned_calls(cell) or ()
-        requests += [*calls, run, *checks] if cell.graders_first else [run, *checks, *calls]
-    return requests
 
 
 def prepare(assignment: str) -> None:
