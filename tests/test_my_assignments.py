@@ -203,12 +203,17 @@ def test_a_student_reaches_only_their_own_latest_feedback_whatever_the_url_asks(
     from tests.grading_course import ASSIGNMENT
 
     (ann, api), (ben, _) = hub_course.students.items()
-    page = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/1", allow_redirects=True)
+    page = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1", allow_redirects=True)
     assert page.status_code == 200 and hub_course.markers[ann] in page.text
     assert "sandbox" in page.headers["Content-Security-Policy"]  # her notebook's own HTML runs no script here
+    # Her first attempt's address (a tab opened before she handed in again) leads to the latest attempt's page.
+    old = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/1/1", allow_redirects=True)
+    assert old.status_code == 200 and old.url.endswith(f"feedback/{ASSIGNMENT}/2/1") and "old" not in text_of(old.text)
+    assert hub_course.markers[ann] in old.text
     # Nothing in the URL or the query chooses whose page it is.
-    for path in (f"?user={ben}", f"?student={ben}", f"{ben}", f"feedback/{ASSIGNMENT}/1?user={ben}",
-                 f"feedback/{ASSIGNMENT}/2", f"feedback/{LATER}/1", f"feedback/..%2F{ben}/1", f"user/{ben}/"):
+    for path in (f"?user={ben}", f"?student={ben}", f"{ben}", f"feedback/{ASSIGNMENT}/2/1?user={ben}",
+                 f"feedback/{ASSIGNMENT}/2/2", f"feedback/{ASSIGNMENT}/3/1", f"feedback/{LATER}/1/1",
+                 f"feedback/..%2F{ben}/1/1", f"user/{ben}/"):
         reply = api.call("GET", f"{my_page_path()}{path}", allow_redirects=True)
         assert hub_course.markers[ben] not in reply.text and "17 / 46" not in reply.text, path
         assert reply.status_code in (200, 404), (path, reply.status_code)

@@ -25,7 +25,7 @@ from autograder.hub.my_assignments import AssignmentRow
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.standing import window_words
 
-FEEDBACK_PATH = "feedback"  # <prefix>feedback/<assignment>/<page number>: the latest attempt's pages
+FEEDBACK_PATH = "feedback"  # <prefix>feedback/<assignment>/<attempt>/<page number>: the latest attempt's pages
 # The watcher's page names: nbgrader's notebook hash (hex), `.html`; anything else in the ledger is not served.
 PAGE_NAME = re.compile(r"[0-9a-f]{16,128}\.html")
 FEEDBACK_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -67,7 +67,7 @@ def feedback_cell(row: AssignmentRow) -> Markup:
     latest = row.latest
     if latest is None or not latest.pages:
         return markup("None yet.")
-    links = [Markup(f'<a href="{FEEDBACK_PATH}/{quote(row.assignment)}/{n}">'
+    links = [Markup(f'<a href="{FEEDBACK_PATH}/{quote(row.assignment)}/{latest.number}/{n}">'
                     f"{html.escape(row.assignment)}: attempt {latest.number}"
                     f"{f', page {n}' if len(latest.pages) > 1 else ''}</a>")
              for n in range(1, len(latest.pages) + 1)]
@@ -96,11 +96,19 @@ def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy
             f"</main>{LOCAL_TIMES}</body></html>")
 
 
-def feedback_page(rows: list[AssignmentRow], exchange_feedback: Path, assignment: str, number: int) -> bytes | None:
-    """Page `number` (from 1) of the latest attempt of `assignment` in `rows` (one student's), None if there is
-    none. Opened without following a link: the name is the ledger's, checked, in the watcher's own folder."""
+def latest_attempt(rows: list[AssignmentRow], assignment: str) -> int | None:
+    """The number of the latest graded attempt of `assignment` in `rows` (one student's), None without one."""
     row = next((r for r in rows if r.assignment == assignment), None)
-    if row is None or row.latest is None or not 1 <= number <= len(row.latest.pages):
+    return None if row is None or row.latest is None else row.latest.number
+
+
+def feedback_page(rows: list[AssignmentRow], exchange_feedback: Path, assignment: str, attempt: int,
+                  number: int) -> bytes | None:
+    """Page `number` (from 1) of attempt `attempt` of `assignment` in `rows` (one student's), None unless it is
+    their latest (only its pages are kept). Opened without following a link: the name is the ledger's, checked, in
+    the watcher's own folder."""
+    row = next((r for r in rows if r.assignment == assignment), None)
+    if row is None or row.latest is None or row.latest.number != attempt or not 1 <= number <= len(row.latest.pages):
         return None
     name = row.latest.pages[number - 1]
     if not PAGE_NAME.fullmatch(name):
@@ -140,9 +148,15 @@ def main() -> None:
 
     class MyFeedback(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
-        def get(self, assignment: str, number: str) -> None:
-            found = feedback_page(read_rows(settings, policy, self.current_user["name"], utcnow()), feedback,
-                                  assignment, int(number))
+        def get(self, assignment: str, attempt: str, number: str) -> None:
+            rows = read_rows(settings, policy, self.current_user["name"], utcnow())
+            found = feedback_page(rows, feedback, assignment, int(attempt), int(number))
+            latest = latest_attempt(rows, assignment)
+            if found is None and latest is not None and latest != int(attempt):
+                # An earlier attempt's address (an open tab reloaded, a bookmark): its page was replaced by the
+                # latest attempt's, which is where the student is sent, so they never read an old score as new.
+                self.redirect(f"../{latest}/1")
+                return
             if found is None:
                 raise web.HTTPError(404)
             self.set_header("Content-Type", "text/html; charset=utf-8")
@@ -151,7 +165,7 @@ def main() -> None:
             self.set_header("Cache-Control", "no-store")
             self.write(found)
 
-    serve([("", MyPage), (url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,3})"), MyFeedback)])
+    serve([("", MyPage), (url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,4})/([0-9]{1,3})"), MyFeedback)])
 
 
 if __name__ == "__main__":
