@@ -1,4 +1,4 @@
-"""The demo LMS (`autograder.demo_lms.demo_platform`) on its own: its pages read in Chromium (one link per person
+"""The demo LMS (`devtools.demo_lms.demo_platform`) on its own: its pages read in Chromium (one link per person
 and assignment; the gradebook of the scores received through its real AGS endpoints, a hostile comment shown as
 text), no serious accessibility violation, and the strictness of its authorization endpoint. The launches it
 signs are tested against a real hub in test_lti_launch.py. Screenshots: /tmp/page-demo-lms-*.png."""
@@ -15,9 +15,10 @@ import jwt
 import pytest
 import requests
 
-from autograder.demo_lms.demo_pages import refusal_page
-from autograder.demo_lms.demo_platform import DEMO_COURSE, DemoLms, new_key_pair
-from autograder.demo_lms.lti_platform import ASSERTION_TYPE, LINEITEM_TYPE, SCORE_TYPE
+from autograder.devtools.demo_lms.demo_course import DEMO_COURSE
+from autograder.devtools.demo_lms.demo_pages import refusal_page
+from autograder.devtools.demo_lms.demo_platform import DemoLms, new_key_pair
+from autograder.devtools.demo_lms.lti_platform import ASSERTION_TYPE, LINEITEM_TYPE, SCORE_TYPE
 from autograder.hub.lti_login import REFUSED_PAGE
 from autograder.lms.lti import jwks
 
@@ -146,7 +147,7 @@ def test_the_demo_course_registers_in_a_course_s_lms_toml_once(lms, tmp_path):
     settings = load(tmp_path)
     assert settings.get("moodle", "identifier") == "email"
     assert settings.section("lti") == lms.lti_section() and settings.get("lti", "context_id") == DEMO_COURSE.context_id
-    # Again, on the same port (autograder hub --demo-lms started again): the same registration, kept as it is.
+    # Again, on the same port (`make hub` started again): the same registration, kept as it is.
     written = (tmp_path / "lms.toml").read_text()
     lms.register_course(tmp_path)
     assert (tmp_path / "lms.toml").read_text() == written

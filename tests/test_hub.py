@@ -2,7 +2,7 @@
 its REST API and proxy as its users would: two students and an instructor spawned once for the whole file (their OS
 users made by the spawner), each acting with a token of their own.
 
-The hub logs people in with its LTI 1.3 login, from the demo platform (autograder/demo_lms): one student arrives by
+The hub logs people in with its LTI 1.3 login, from the demo platform (devtools/demo_lms): one student arrives by
 a launch, as from an LMS; the others are made through the REST API with the hub's admin token, in the groups a
 launch would give them (the launches themselves are tests/test_lti_launch.py's)."""
 
@@ -19,8 +19,9 @@ import pytest
 import requests
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.demo_lms.demo_platform import DEMO_COURSE, LEARNER, DemoCourse, DemoLms, DemoPerson
 from autograder.devtools.catalogue import write_submission
+from autograder.devtools.demo_lms.demo_course import DEMO_COURSE, LEARNER, DemoCourse, DemoPerson
+from autograder.devtools.demo_lms.demo_platform import DemoLms
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
 from autograder.hub.os_accounts import HUB_MARK, account_command

@@ -1,5 +1,5 @@
 """The LMS and the course in step with no command run (issue 30), through one real hub (`autograder hub`, its
-managed services) and the demo LMS (autograder/demo_lms: lti1p3platform, with the strict checks of its deep linking
+managed services) and the demo LMS (devtools/demo_lms: lti1p3platform, with the strict checks of its deep linking
 return, AGS and NRPS endpoints), both for the whole module:
 
   - the instructor's "Add the tool" in the LMS: a signed LtiDeepLinkingRequest through the hub's LTI login, the
@@ -26,16 +26,9 @@ import pytest
 import requests
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.demo_lms.demo_platform import (
-    DEMO_COURSE,
-    INSTRUCTOR,
-    LEARNER,
-    DemoCourse,
-    DemoLms,
-    DemoPerson,
-    new_key_pair,
-)
 from autograder.devtools.catalogue import write_submission
+from autograder.devtools.demo_lms.demo_course import DEMO_COURSE, INSTRUCTOR, LEARNER, DemoCourse, DemoPerson
+from autograder.devtools.demo_lms.demo_platform import DemoLms, new_key_pair
 from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
 from autograder.hub.hub_course import HubCourse, HubCourseError
 from autograder.hub.os_accounts import account_command

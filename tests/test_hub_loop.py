@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.demo_lms.demo_platform import DEMO_COURSE
+from autograder.devtools.demo_lms.demo_course import DEMO_COURSE
 from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
 from autograder.hub.hub_course import read_hub_course
 from autograder.hub.os_accounts import account_command

@@ -1,5 +1,5 @@
 """LTI 1.3 launches into a real JupyterHub (`autograder.hub.lti_login.CourseLtiAuthenticator`), from the real demo
-platform (`autograder.demo_lms`: lti1p3platform's signed launches) for the valid ones, and forged for the rest:
+platform (`autograder.devtools.demo_lms`: lti1p3platform's signed launches) for the valid ones, and forged for the rest:
 each way a launch is untrusted (issue 29) is refused with a plain page and a log line, and lets no one in.
 
 One hub and one platform for the whole module. The forged launches follow the real OIDC flow up to the last
@@ -24,17 +24,15 @@ import requests
 from nbgrader.api import Gradebook
 from sqlalchemy import select
 
-from autograder.demo_lms.demo_platform import (
+from autograder.devtools.demo_lms.demo_course import (
     DEMO_COURSE,
-    DEPLOYMENT_ID,
     INSTRUCTOR,
     LEARNER,
     OTHER_COURSE,
     DemoCourse,
-    DemoLms,
     DemoPerson,
-    new_key_pair,
 )
+from autograder.devtools.demo_lms.demo_platform import DEPLOYMENT_ID, DemoLms, new_key_pair
 from autograder.hub.groups import instructor_group, student_group
 from autograder.lms.identity import IDENTITY_TABLE
 from autograder.lms.roster_import import import_roster
@@ -240,6 +238,19 @@ def test_the_login_s_cookies_come_back_with_a_cross_site_launch_over_https(world
 
 
 # ---- launches refused ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change", [{"iss": "https://lms.elsewhere.invalid"}, {"client_id": "another-tool"},
+                                    {"iss": ""}])
+def test_a_login_initiation_from_an_unregistered_platform_or_client_is_refused(world, change):
+    """No state, nonce or redirect for a platform the hub has no registration for (LTI 1.3's login initiation
+    names it): the browser is not sent to the registered platform's authorisation URL on its behalf."""
+    params = {"iss": world.lms.issuer, "login_hint": "someone", "target_link_uri": world.hub.hub_url,
+              "client_id": world.lms.client_id, **change}
+    response = requests.get(f"{world.hub.hub_url}lti13/oauth_login", params=params, allow_redirects=False,
+                            timeout=30)
+    assert response.status_code == 400 and "Location" not in response.headers
+    assert "not registered with this hub" in response.text and not response.cookies
 
 
 def test_a_token_signed_with_another_key_is_refused(world):

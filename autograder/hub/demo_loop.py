@@ -1,4 +1,4 @@
-"""`autograder hub COURSE --demo-lms`: the whole loop on one machine. The demo LMS (autograder/demo_lms/, a real
+"""`autograder hub COURSE --demo-lms`: the whole loop on one machine. The demo LMS (devtools/demo_lms/, a real
 LTI 1.3 platform) runs on 127.0.0.1 in this process, its demo course registered as the course's LMS course (its
 `[lti]` written into the course's lms.toml), and JupyterHub runs as this process's child, its login the LTI 1.3
 one; the person opens the demo LMS's course page and clicks a launch link. Ctrl-C (or SIGTERM) stops the hub,
@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from autograder.demo_lms.demo_platform import DemoLms
+from autograder.devtools.demo_lms.demo_platform import DemoLms
 from autograder.hub.hub_course import HubCourse
 from autograder.hub.standalone_hub import StandaloneHub, read_admin_token
 from autograder.lms.errors import LmsError

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
-from autograder.demo_lms.loopback_server import LoopbackServer
+from autograder.devtools.demo_lms.loopback_server import LoopbackServer
 
 GRADE_KEY = re.compile(r"grade_data\[(\d+)\]\[(posted_grade|text_comment)\]")
 

@@ -1,4 +1,4 @@
-"""The loopback LTI platform with NRPS and deep linking (`autograder.demo_lms.advantage_platform`, which the demo
+"""The loopback LTI platform with NRPS and deep linking (`devtools.demo_lms.advantage_platform`, which the demo
 LMS shares), and the faults an LMS shows, for the tool's handling of untrusted answers: the whole platform down
 until a time, access tokens expired mid-run, answers that are not JSON, and a paging link to another host
 (127.0.0.2: the same server, so a request that followed it would be seen in `hosts`). `registered` serves it
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.demo_lms.advantage_platform import AdvantagePlatform as Advantage
+from autograder.devtools.demo_lms.advantage_platform import AdvantagePlatform as Advantage
 from autograder.lms.lms_settings import load
 from autograder.lms.lti import jwks
 

@@ -1,6 +1,6 @@
 """`autograder push --to lti` end to end: pylti1p3 (the tool) against lti1p3platform (the platform) on loopback.
 
-The platform is the real `lti1p3platform` library, wrapped by `autograder/demo_lms/lti_platform.py` with the
+The platform is the real `lti1p3platform` library, wrapped by `autograder/devtools/demo_lms/lti_platform.py` with the
 checks it lacks (assertion audience, single-use jti, expiry, media types, score schema and enums).
 """
 
@@ -16,8 +16,8 @@ import pytest
 import requests
 from cryptography.hazmat.primitives import serialization
 
-from autograder.demo_lms.demo_platform import new_key_pair
-from autograder.demo_lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
+from autograder.devtools.demo_lms.demo_platform import new_key_pair
+from autograder.devtools.demo_lms.lti_platform import SCORE_TYPE, Fault, LoopbackPlatform, score_problem
 from autograder.lms.lti import jwks, lti_time
 from tests.lms.conftest import DUE, HSA, Course, dry_run, run_cli
 from tests.lms.test_lms_student_text import (

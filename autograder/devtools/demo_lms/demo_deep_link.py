@@ -5,23 +5,18 @@ posted to the tool's redirect URI as a launch is. The tool's answer comes back t
 
 from __future__ import annotations
 
-import typing as t
-
+from .advantage_platform import AdvantagePlatform
+from .demo_course import AGS_CLAIM, AGS_SCOPES, COURSE_OFFERING, DemoCourse, DemoLaunch, DemoPerson
 from .demo_pages import launch_form_page
 from .lti_platform import PlainRequest, Platform
-
-if t.TYPE_CHECKING:
-    from .demo_platform import DemoCourse, DemoLms, DemoPerson
 
 MESSAGE_TYPE = "https://purl.imsglobal.org/spec/lti/claim/message_type"
 TOOL_PLATFORM = "https://purl.imsglobal.org/spec/lti/claim/tool_platform"
 
 
-def deep_linking_launch(lms: DemoLms, form: dict[str, str], course: DemoCourse, person: DemoPerson) -> str:
+def deep_linking_launch(lms: AdvantagePlatform, form: dict[str, str], course: DemoCourse, person: DemoPerson) -> str:
     """The page that posts `person`'s signed LtiDeepLinkingRequest from `course` to the tool (`form`: the tool's
-    authentication request, already checked by the platform)."""
-    from .demo_platform import AGS_CLAIM, AGS_SCOPES, COURSE_OFFERING, DemoLaunch
-
+    authentication request, already checked by the platform, the demo LMS)."""
     launch = DemoLaunch(PlainRequest({"method": "POST", "form_data": form, "get_data": {}, "headers": {},
                                       "content_type": "", "path": "/authorize", "json": None}),
                         Platform(registration=lms.registration))

@@ -7,8 +7,27 @@ import typing as t
 from datetime import UTC, datetime
 from html import escape
 
-if t.TYPE_CHECKING:
-    from .demo_platform import DemoLms
+from .demo_course import DemoCourse, DemoPerson
+from .lti_platform import Store
+
+
+class ShownLms(t.Protocol):
+    """What the pages show of the demo LMS (demo_platform.DemoLms, which renders them): its course, the links
+    each person clicks, and the scores the tool sent."""
+
+    store: Store
+
+    @property
+    def course(self) -> DemoCourse: ...
+
+    @property
+    def launchable(self) -> tuple[str, ...]: ...
+
+    def launch_link(self, person: DemoPerson, assignment: str) -> str: ...
+
+    def add_tool_link(self, person: DemoPerson) -> str: ...
+
+    def person_named(self, sub: str) -> str: ...
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5;
 color:#1b1b1b;background:#fff}a{color:#0b4f9c}table{border-collapse:collapse}th,td{border:1px solid #767676;
@@ -22,7 +41,7 @@ def _page(title: str, body: str) -> str:
             f"<body>\n{body}\n</body>\n</html>\n")
 
 
-def course_page(lms: DemoLms) -> str:
+def course_page(lms: ShownLms) -> str:
     course = lms.course
     sections = []
     for assignment in lms.launchable:
@@ -46,7 +65,7 @@ def course_page(lms: DemoLms) -> str:
     return _page(course.title, body)
 
 
-def gradebook_page(lms: DemoLms) -> str:
+def gradebook_page(lms: ShownLms) -> str:
     rows = []
     for (number, user), history in sorted(lms.store.scores.items()):
         item = lms.store.lineitems.get(number, {})

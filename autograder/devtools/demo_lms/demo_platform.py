@@ -1,4 +1,4 @@
-"""The demo LMS: a real LTI 1.3 platform on loopback with a demo course, for `autograder hub --demo-lms` and the
+"""The demo LMS: a real LTI 1.3 platform on loopback with a demo course, for `make hub` (demo_loop.py) and the
 tests. It is the strict harness (lti_platform.py: lti1p3platform's token endpoint and Assignment and Grade
 Services) plus what a student's click in an LMS does:
 
@@ -30,80 +30,33 @@ import os
 import secrets
 import tomllib
 import typing as t
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from lti1p3platform.message_launch import MessageLaunchAbstract
 
 from autograder.lms.errors import LmsError
 from autograder.lms.lms_settings import FILENAME
 
 from .advantage_platform import AdvantagePlatform
+from .demo_course import (
+    AGS_CLAIM,
+    AGS_SCOPES,
+    COURSE_OFFERING,
+    DEMO_COURSE,
+    OTHER_COURSE,
+    DemoCourse,
+    DemoLaunch,
+    DemoPerson,
+)
 from .demo_deep_link import deep_linking_launch
 from .demo_pages import course_page, gradebook_page, launch_form_page, refusal_page
 from .lti_platform import PlainRequest, Platform
 
-MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
-INSTRUCTOR = f"{MEMBERSHIP}#Instructor"
-LEARNER = f"{MEMBERSHIP}#Learner"
-COURSE_OFFERING = "http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"
-AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-AGS_SCOPES = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-              "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-              "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly"]
 DEPLOYMENT_ID = "demo-deployment-1"  # one deployment for the whole demo account, as Canvas registers tools
 CLIENT_ID = "autograder-hub"
-
-
-@dataclass(frozen=True)
-class DemoPerson:
-    sub: str  # the platform's opaque, stable user id
-    given_name: str
-    family_name: str
-    email: str
-    role: str  # a context role URI
-
-    @property
-    def name(self) -> str:
-        return f"{self.given_name} {self.family_name}"
-
-    @property
-    def role_name(self) -> str:
-        return "instructor" if self.role == INSTRUCTOR else "student"
-
-
-@dataclass(frozen=True)
-class DemoCourse:
-    context_id: str
-    title: str
-    label: str
-    people: tuple[DemoPerson, ...]
-
-    def person(self, sub: str) -> DemoPerson | None:
-        return next((p for p in self.people if p.sub == sub), None)
-
-
-DEMO_COURSE = DemoCourse("demo-rnn-101", "RNN hidden state (demo course)", "RNN101", (
-    DemoPerson("demo-user-0001", "Grace", "Hopper", "grace.hopper@demo.invalid", INSTRUCTOR),
-    DemoPerson("demo-user-0002", "Ada", "Lovelace", "ada.lovelace@demo.invalid", LEARNER),
-    DemoPerson("demo-user-0003", "Alan", "Turing", "alan.turing@demo.invalid", LEARNER),
-    DemoPerson("demo-user-0004", "Émilie", "du Châtelet", "emilie.du-chatelet@demo.invalid", LEARNER),
-))
-# Another course of the same account (and so the same deployment), whose people must be no one in the demo course.
-OTHER_COURSE = DemoCourse("demo-other-202", "Another course of the account", "OTHER202", (
-    DemoPerson("demo-user-0101", "Barbara", "Liskov", "barbara.liskov@demo.invalid", INSTRUCTOR),
-))
-
-
-class DemoLaunch(MessageLaunchAbstract):
-    """lti1p3platform's resource link launch; the form is rendered by demo_pages."""
-
-    def render_launch_form(self, launch_data: dict[str, t.Any], **kwargs: t.Any) -> dict[str, t.Any]:
-        return launch_data
 
 
 def new_key_pair() -> tuple[str, str]:
@@ -166,7 +119,7 @@ class DemoLms(AdvantagePlatform):
 
     def register_course(self, course_folder: Path, key_file: Path | None = None) -> Path:
         """Write the demo course's `[lti]` into the course's lms.toml (made if missing). One this platform wrote
-        before, on the same port, is the same and is kept (`autograder hub --demo-lms` started again); any other
+        before, on the same port, is the same and is kept (`make hub` started again); any other
         `[lti]` section is another platform's and is left alone (an LmsError). With `key_file` (outside the
         course), the tool gets a key pair there (`give_tool_key`, a new one at each start: this platform knows
         only the key it was given), so the hub sends grades and syncs the roster by itself."""
