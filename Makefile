@@ -87,8 +87,8 @@ lint: install
 	$(BIN)/ruff check autograder tests source
 
 # The whole loop, as root: a scratch course in demo-hub/ with both assignments released, on a real JupyterHub
-# (`autograder hub --demo-lms`, http://127.0.0.1:8000) entered from the demo LMS (http://127.0.0.1:8001, the one URL
-# it prints) by LTI 1.3 (docs, "JupyterHub and LTI 1.3").
+# (`autograder hub`'s, http://127.0.0.1:8000, run by devtools/demo_loop.py) entered from the demo LMS
+# (http://127.0.0.1:8001, the one URL it prints) by LTI 1.3 (docs, "JupyterHub and LTI 1.3").
 hub: install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_demo
 

@@ -1,8 +1,9 @@
-"""The whole loop, in a real browser (Debian's Chromium, driven by Playwright): `autograder hub COURSE --demo-lms`
-runs the hub and the demo LMS; a student clicks their link on the demo LMS's course page, the hub's LTI 1.3 login
-lets them in, their own JupyterLab opens on the assignment, they answer an exercise, submit it in the Assignments
-panel, and Fetch Feedback shows the score the hub's watcher service gave. An instructor's link reaches the
-formgrader; the student's session does not. One hub for the file, two servers (a student's, an instructor's)."""
+"""The whole loop, in a real browser (Debian's Chromium, driven by Playwright): `make hub`'s demo loop
+(devtools/demo_loop.py: `autograder hub`'s steps beside the demo LMS) runs the hub and the demo LMS; a student
+clicks their link on the demo LMS's course page, the hub's LTI 1.3 login lets them in, their own JupyterLab opens
+on the assignment, they answer an exercise, submit it in the Assignments panel, and Fetch Feedback shows the score
+the hub's watcher service gave. An instructor's link reaches the formgrader; the student's session does not. One
+hub for the file, two servers (a student's, an instructor's)."""
 
 import os
 import re
@@ -19,7 +20,7 @@ import requests
 
 from autograder.course.nbgrader_cli import nbgrader
 from autograder.devtools.demo_lms.demo_course import DEMO_COURSE
-from autograder.devtools.hub_driver import RunningHub, remove_users, running_hub
+from autograder.devtools.hub_driver import DEMO_LOOP, RunningHub, remove_users, running_hub
 from autograder.hub.hub_course import read_hub_course
 from autograder.hub.os_accounts import account_command
 from autograder.hub.services import free_port
@@ -70,7 +71,7 @@ def loop():
     nbgrader(folder, "release_assignment", ASSIGNMENT)
     lms_port = free_port()
     try:
-        with running_hub(folder, scratch / "state", "--demo-lms", "--demo-lms-port", str(lms_port)) as hub, \
+        with running_hub(folder, scratch / "state", "--lms-port", str(lms_port), command=DEMO_LOOP) as hub, \
                 sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
             try:
@@ -201,8 +202,6 @@ def test_a_course_without_a_gradebook_gets_one_at_set_up_that_its_instructors_ca
 
 @pytest.mark.parametrize("case", ["another platform's [lti]", "lms.toml not TOML", "another authenticator"])
 def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_login(case):
-    from autograder.devtools.hub_driver import CLI
-
     scratch = Path(tempfile.mkdtemp(prefix="autograder-hub-refused-"))
     os.chmod(scratch, 0o755)
     folder = scratch / "course"
@@ -214,7 +213,7 @@ def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_lo
     (folder / "lms.toml").write_text(registered)
     extra = ["--authenticator", "null"] if case == "another authenticator" else []
     try:
-        done = subprocess.run([CLI, "hub", str(folder), "--demo-lms", "--demo-lms-port", str(free_port()),
+        done = subprocess.run([*DEMO_LOOP, str(folder), "--lms-port", str(free_port()),
                                "--state", str(scratch / "state"), *extra], capture_output=True, text=True)
     finally:
         lms_toml, state_made = (folder / "lms.toml").read_text(), (scratch / "state").exists()

@@ -1,6 +1,6 @@
-"""`make hub`: the whole loop on this machine: the course on `autograder hub --demo-lms`, in its own folder
-`demo-hub/` (recreated each run; the repository's course is never touched): a scratch copy of the course with both
-assignments generated and released into its own exchange (demo-hub/exchange), then the hub on
+"""`make hub`: the whole loop on this machine: the course on JupyterHub beside the demo LMS (demo_loop.py), in its
+own folder `demo-hub/` (recreated each run; the repository's course is never touched): a scratch copy of the course
+with both assignments generated and released into its own exchange (demo-hub/exchange), then the hub on
 http://127.0.0.1:8000 and the demo LMS on http://127.0.0.1:8001 until Ctrl-C, the hub's state in demo-hub/state. It
 prints the one URL to open: the demo LMS's course page, whose links launch into the hub by LTI 1.3.
 """
@@ -39,9 +39,8 @@ def main() -> int:
     parser.add_argument("--folder", type=Path, default=FOLDER)
     args = parser.parse_args()
     course = build(args.folder.resolve())
-    command = [str(Path(sys.executable).parent / "autograder"), "hub", str(course), "--port", str(args.port),
-               "--state", str(args.folder.resolve() / "state"), "--demo-lms"]
-    os.execv(command[0], command)
+    os.execv(sys.executable, [sys.executable, "-m", "autograder.devtools.demo_loop", str(course), "--port",
+                              str(args.port), "--state", str(args.folder.resolve() / "state")])
     return 0  # not reached
 
 

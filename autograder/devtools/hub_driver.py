@@ -20,6 +20,8 @@ from autograder.hub.services import free_port
 from autograder.hub.standalone_hub import read_admin_token
 
 CLI = str(Path(sys.executable).parent / "autograder")
+HUB = (CLI, "hub")
+DEMO_LOOP = (sys.executable, "-m", "autograder.devtools.demo_loop")  # the hub beside the demo LMS
 
 
 class HubFailed(Exception):
@@ -167,13 +169,14 @@ def wait_for_hub(url: str, process: subprocess.Popen, log_path: Path, timeout: f
 
 
 @contextmanager
-def running_hub(course: Path, state: Path, *args: str, port: int | None = None) -> Iterator[RunningHub]:
-    """`autograder hub course --state state` on `port` (default: a free one), stopped (SIGTERM: its servers and
-    services with it) whatever happens."""
+def running_hub(course: Path, state: Path, *args: str, port: int | None = None,
+                command: tuple[str, ...] = HUB) -> Iterator[RunningHub]:
+    """`autograder hub course --state state` (or another `command` taking its arguments, `DEMO_LOOP`) on `port`
+    (default: a free one), stopped (SIGTERM: its servers and services with it) whatever happens."""
     port = port or free_port()
     log_path = state.parent / f"{state.name}-hub.log"
     with open(log_path, "w") as out:
-        process = subprocess.Popen([CLI, "hub", str(course), "--port", str(port), "--state", str(state), *args],
+        process = subprocess.Popen([*command, str(course), "--port", str(port), "--state", str(state), *args],
                                    stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
     hub = RunningHub(f"http://127.0.0.1:{port}", state, process, log_path)
     try:

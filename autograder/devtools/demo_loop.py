@@ -1,9 +1,11 @@
-"""`autograder hub COURSE --demo-lms`: the whole loop on one machine. The demo LMS (devtools/demo_lms/, a real
-LTI 1.3 platform) runs on 127.0.0.1 in this process, its demo course registered as the course's LMS course (its
-`[lti]` written into the course's lms.toml), and JupyterHub runs as this process's child, its login the LTI 1.3
-one; the person opens the demo LMS's course page and clicks a launch link. Ctrl-C (or SIGTERM) stops the hub,
-which stops its servers and services, then the demo LMS."""
+"""The whole loop on one machine: `python -m autograder.devtools.demo_loop COURSE_FOLDER [--port N] [--lms-port N]`
+(`make hub` runs it on the demo course, devtools/hub_demo.py). The demo LMS (devtools/demo_lms/, a real LTI 1.3
+platform) runs on 127.0.0.1 in this process, its demo course registered as the course's LMS course (its `[lti]`
+written into the course's lms.toml), and JupyterHub runs as this process's child, prepared as `autograder hub`
+prepares it (commands/hub.py), its login the LTI 1.3 one; the person opens the demo LMS's course page and clicks a
+launch link. Ctrl-C (or SIGTERM) stops the hub, which stops its servers and services, then the demo LMS."""
 
+import argparse
 import json
 import signal
 import subprocess
@@ -13,16 +15,16 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from autograder.cli import UserError
+from autograder.commands.hub import DEFAULT_AUTHENTICATOR, add_hub_arguments, hub_course, prepare_hub
+from autograder.course.nbgrader_cli import tools_on_path
 from autograder.devtools.demo_lms.demo_platform import DemoLms
 from autograder.hub.hub_course import HubCourse
 from autograder.hub.standalone_hub import StandaloneHub, read_admin_token
 from autograder.lms.errors import LmsError
 
 READY_TIMEOUT = 600  # seconds the hub may take to answer before the URL is printed anyway (a loaded 2-core machine)
-
-
-class DemoLmsError(Exception):
-    """The demo LMS cannot start beside this course (its port, the course's lms.toml): one line."""
+PROG = "demo_loop"  # what its one-line refusals start with
 
 
 def released_assignments(course: HubCourse) -> list[str]:
@@ -38,15 +40,15 @@ def start_demo_lms(course: HubCourse, hub_url: str, port: int, state: Path) -> D
     try:
         lms = DemoLms(f"{hub_url}/hub/", released_assignments(course), port=port)
     except OSError as exc:
-        raise DemoLmsError(f"the demo LMS cannot listen on 127.0.0.1:{port} ({exc.strerror}): choose another "
-                           "port with --demo-lms-port") from None
+        raise UserError(f"the demo LMS cannot listen on 127.0.0.1:{port} ({exc.strerror}): choose another port "
+                        "with --lms-port") from None
     try:
         path = lms.register_course(course.folder, key_file=state / "demo-lms-tool-key.pem")
     except LmsError as exc:
         lms.server.server_close()
-        raise DemoLmsError(f"{exc}: --demo-lms needs a course with no [lti] of another LMS") from None
-    print(f"autograder hub: the demo LMS's course is registered in {path} [lti] (kept for the next --demo-lms run "
-          "on the same port; remove it before registering the course with a real LMS)", flush=True)
+        raise UserError(f"{exc}: the demo LMS needs a course with no [lti] of another LMS") from None
+    print(f"{PROG}: the demo LMS's course is registered in {path} [lti] (kept for the next run on the same port; "
+          "remove it before registering the course with a real LMS)", flush=True)
     return lms
 
 
@@ -83,7 +85,44 @@ def run_beside_demo_lms(lms: DemoLms, hub: StandaloneHub, config: Path) -> int:
         while child.poll() is None and time.monotonic() < deadline and not _routed(hub):
             time.sleep(0.5)
         if child.poll() is None:
-            print(f"autograder hub: open the demo LMS's course page, {lms.base}/ (a launch link per person and "
-                  "assignment: an instructor, three students); Ctrl-C stops the hub and the demo LMS", flush=True)
+            print(f"{PROG}: open the demo LMS's course page, {lms.base}/ (a launch link per person and assignment: "
+                  "an instructor, three students); Ctrl-C stops the hub and the demo LMS", flush=True)
         status = child.wait()
     return status if status >= 0 else 128 - status
+
+
+def run(args: argparse.Namespace) -> int:
+    """The course's hub beside the demo LMS, until the hub ends; its exit status."""
+    lms_port = args.lms_port if args.lms_port is not None else args.port + 1
+    if args.authenticator != DEFAULT_AUTHENTICATOR:
+        raise UserError("the demo LMS launches through the LTI 1.3 login: leave out --authenticator")
+    if not (0 < lms_port < 65536 and lms_port != args.port):
+        raise UserError(f"--lms-port {lms_port} is not a port number other than the hub's")
+    course, state = hub_course(args)
+    # Before the hub is prepared: its LTI 1.3 login needs the course's [lti], which the demo LMS writes.
+    lms = start_demo_lms(course, f"http://127.0.0.1:{args.port}", lms_port, state)
+    try:
+        hub, config = prepare_hub(args, course, state)
+    except UserError:
+        lms.server.server_close()
+        raise
+    return run_beside_demo_lms(lms, hub, config)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m autograder.devtools.{PROG}", description=__doc__.splitlines()[0])
+    add_hub_arguments(parser)
+    parser.add_argument("--lms-port", type=int, metavar="N",
+                        help="the demo LMS's port (default: the hub's port + 1; the same port registers the same "
+                             "[lti], so the course can be run again)")
+    args = parser.parse_args(argv)
+    tools_on_path()
+    try:
+        return run(args)
+    except UserError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
