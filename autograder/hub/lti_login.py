@@ -112,6 +112,24 @@ class CourseLtiLoginHandler(LTI13LoginInitHandler):
     the hub is served over HTTPS; over plain HTTP (the loopback demo, where the LMS is the same site) the
     library's cookies are left as they are."""
 
+    def post(self) -> None:
+        # The login initiation names the platform (`iss`) and, optionally, the tool's client id there. One this
+        # hub has no registration for is refused now, before a state or nonce is made for it or the browser is
+        # sent anywhere (the library checks only that the arguments are there).
+        issuer, client_id = self.get_argument("iss", ""), self.get_argument("client_id", None)
+        platforms = [course.platform for course in self.authenticator.registrations.values()]
+        known = [platform for platform in platforms if platform.issuer == issuer]
+        if not known or (client_id is not None and all(p.client_id != client_id for p in known)):
+            what = f"client id {client_id[:80]!r} of " if known else ""
+            self.log.warning("LTI login initiation refused: %splatform %r is not registered", what, issuer[:200])
+            self.set_status(400)
+            self.finish(REFUSED_PAGE.format(reason=html.escape(
+                "This learning platform is not registered with this hub (its issuer or client id is unknown).")))
+            return
+        super().post()
+
+    get = post
+
     def _set_oauth_cookie(self, key: str, value: Any) -> None:
         public_url = self.settings.get("public_url")
         https = (public_url.scheme if public_url else self.request.protocol) == "https"
