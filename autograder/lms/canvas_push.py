@@ -27,6 +27,8 @@ from .retry import RetryPolicy
 
 TOKEN_ENV = "CANVAS_API_TOKEN"
 PROGRESS_TIMEOUT = 120.0  # seconds to wait for one bulk-update job
+# How often a bulk-update job is asked after: the retry policy's doubling, from 0.05 s up to 2 s between polls.
+PROGRESS_POLLS = RetryPolicy(backoff_seconds=0.05, max_wait=2.0)
 
 
 def destination(settings: Settings, assignment: str) -> str:
@@ -88,12 +90,12 @@ def _wait(progress, policy: RetryPolicy, clock: Callable[[], float]) -> str:
     """Poll a bulk-update job until Canvas says completed or failed; returns the final state."""
     deadline = clock() + PROGRESS_TIMEOUT
     state = getattr(progress, "workflow_state", "queued")
-    delay = 0.05
+    polls = 0
     while state not in ("completed", "failed"):
         if clock() > deadline:
             return "timed out"
-        policy.sleep(delay)
-        delay = min(delay * 2, 2.0)
+        polls += 1
+        policy.sleep(PROGRESS_POLLS.wait(polls))
         progress = policy.with_retries(progress.query, classify)
         state = progress.workflow_state
     return state

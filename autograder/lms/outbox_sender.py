@@ -51,13 +51,13 @@ from autograder.grades.outbox import (
 from . import lti
 from .errors import LmsError
 from .lms_settings import Settings
-from .retry import RetryPolicy
+from .retry import RetryPolicy, policy_from_settings
 
 log = logging.getLogger("autograder.grades.outbox")
 
 POLL_SECONDS = 1.0  # how often `follow` looks for new rows
 SCAN_SECONDS = 30.0  # how often it looks for scores changed outside our commands (the formgrader)
-MAX_WAIT = 300.0  # the longest the sender waits for a platform that keeps failing
+SENDER_MAX_WAIT = 300.0  # the longest the sender waits for a platform that keeps failing (it never gives up)
 
 
 @contextlib.contextmanager
@@ -125,8 +125,8 @@ class LtiSender:
         self.settings = settings
         self.connector, self.ags = lti.services(settings, private_pem, session)
         self.user_field = lti.user_field(settings)
-        self.backoff = float(backoff_seconds if backoff_seconds is not None
-                             else settings.get("push", "backoff_seconds", 1.0))
+        # The one retry policy (`retry`), asked how long to pause after each failing pass.
+        self.policy = policy_from_settings(settings, backoff_seconds=backoff_seconds, max_wait=SENDER_MAX_WAIT)
         self.lineitems: dict[str, LineItem] = {}
         self.down = 0  # passes in a row that found the platform failing
 
@@ -143,8 +143,7 @@ class LtiSender:
                 self._one(db, row, users.get(row.student), report)
         except _PlatformDown as exc:
             self.down += 1
-            wait = exc.wait if exc.wait is not None else self.backoff * 2 ** (self.down - 1)
-            report.pause = min(max(wait, 0.0), MAX_WAIT)
+            report.pause = self.policy.wait(self.down, exc.wait)
             log.warning("the LTI platform failed (%s): %d score(s) wait, next try in %.3g s", exc.reason,
                         len(rows) - len(report.sent) - len(report.failed), report.pause)
             return report
@@ -176,8 +175,7 @@ class LtiSender:
                     self._fail(db, row, reason, report)
                     return
                 _, retry_after = lti.classify(exc)
-                wait = retry_after if retry_after is not None else self.backoff * 2 ** self.down
-                mark_retry(db, row, reason, min(wait, MAX_WAIT))
+                mark_retry(db, row, reason, self.policy.wait(self.down + 1, retry_after))  # this pass fails too
                 db.connection.commit()
                 report.waiting.append((row, reason))
                 raise _PlatformDown(reason, retry_after) from None

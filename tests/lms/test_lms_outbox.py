@@ -138,6 +138,21 @@ def test_a_burst_of_429s_is_waited_out_as_the_platform_asks(in_course: Course, a
     assert {r.state for r in rows(in_course)} == {"sent"}
 
 
+def test_an_outage_without_retry_after_is_waited_out_doubling_from_backoff_seconds(
+        in_course: Course, advantage: AdvantagePlatform, caplog) -> None:
+    book = writer(in_course)
+    try:
+        grade(book, "ada", 25)
+    finally:
+        book.close()
+    advantage.faults.append(Fault("POST", r"/lineitems/\d+/scores", 503, times=3))
+    caplog.set_level(logging.INFO, "autograder.grades.outbox")
+    send_until_empty(advantage)  # backoff_seconds=0.01: the retry policy's doubling, as every LMS call has it
+    waits = [r.getMessage().rsplit("next try in ", 1)[1] for r in caplog.records if "next try in" in r.getMessage()]
+    assert waits == ["0.01 s", "0.02 s", "0.04 s"], waits
+    assert advantage.scores(LINE, "lti-ada")[-1]["scoreGiven"] == 25 and {r.state for r in rows(in_course)} == {"sent"}
+
+
 def test_each_bad_answer_is_one_line_keeps_the_score_and_shows_in_push_status(
         in_course: Course, advantage: AdvantagePlatform, caplog, capsys) -> None:
     caplog.set_level(logging.INFO, "autograder.grades.outbox")
