@@ -24,9 +24,12 @@ Every refusal is a plain page saying why, with its status, and one log line `LTI
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import html
+import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -64,6 +67,8 @@ from .launch_claims import (
 )
 from .link_picker import DeepLinkChoiceHandler, PendingPicks, frame_policy, picker_for
 
+USED_ONCE_FILE = "lti_used_once.sqlite"
+
 
 class Refusal(Exception):
     """A launch refused: `reason` is shown to the person and logged."""
@@ -74,20 +79,43 @@ class Refusal(Exception):
         self.reason = reason
 
 
-@dataclass
+@dataclass(frozen=True)
 class UsedOnce:
-    """Values (nonces, states) seen in accepted tokens, each kept until `ttl` seconds after it was first seen."""
+    """Values of one `kind` (nonces, states) seen in accepted launches, each kept until `ttl` seconds after it was
+    first seen, in an SQLite file: a launch captured before a restart of the hub is still refused after it, and
+    every hub process on the machine sees the others' launches. A value is kept as its SHA-256 (the launch's
+    text, bounded), and the file's one transaction per launch makes "first" exact between processes."""
 
     ttl: float
-    seen: dict[str, float] = field(default_factory=dict)
+    path: Path
+    kind: str
 
     def first_use(self, value: str, now: float | None = None) -> bool:
         now = time.time() if now is None else now
-        self.seen = {v: until for v, until in self.seen.items() if until > now}
-        if value in self.seen:
-            return False
-        self.seen[value] = now + self.ttl
-        return True
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+        with contextlib.closing(sqlite3.connect(self.path, timeout=30, isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("CREATE TABLE IF NOT EXISTS used_once (kind TEXT NOT NULL, digest TEXT NOT NULL, "
+                           "until REAL NOT NULL, PRIMARY KEY (kind, digest))")
+                db.execute("DELETE FROM used_once WHERE until <= ?", (now,))
+                seen = db.execute("SELECT 1 FROM used_once WHERE kind = ? AND digest = ?",
+                                  (self.kind, digest)).fetchone()
+                if seen is None:
+                    db.execute("INSERT INTO used_once VALUES (?, ?, ?)", (self.kind, digest, now + self.ttl))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return seen is None
+
+
+def used_once_file(db_url: str) -> Path:
+    """Where the hub keeps used nonces and states: beside its own SQLite database, else in its working folder."""
+    prefix = "sqlite:///"
+    if db_url.startswith(prefix) and db_url[len(prefix):] not in ("", ":memory:"):
+        return Path(db_url[len(prefix):]).resolve().parent / USED_ONCE_FILE
+    return Path.cwd() / USED_ONCE_FILE
 
 
 REFUSED_PAGE = """<!DOCTYPE html>
@@ -211,6 +239,9 @@ class CourseLtiAuthenticator(LTI13Authenticator):
 
     courses = List(Unicode(), config=True,
                    help="The course folders this hub's LTI login serves; each one's lms.toml [lti] registers it.")
+    used_once_path = Unicode("", config=True,
+                             help="The SQLite file of the nonces and states already used; empty: beside the hub's "
+                                  f"SQLite database ({USED_ONCE_FILE}), or in its working folder.")
 
     @default("allow_all")
     def _allow_all(self) -> bool:
@@ -237,8 +268,10 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         self.jwks_endpoint = platform.jwks_url
         validator = LTI13LaunchValidator(parent=self)  # the library's age limit and leeway, as configured
         ttl = validator.max_age + 2 * validator.time_leeway + 60
-        self.nonces = UsedOnce(ttl)
-        self.states = UsedOnce(ttl)
+        used = Path(self.used_once_path) if self.used_once_path else used_once_file(
+            str(getattr(self.parent, "db_url", "")))
+        self.nonces = UsedOnce(ttl, used, "nonce")
+        self.states = UsedOnce(ttl, used, "state")
         # The gradebook is read and written in the event loop, one launch after another: a first launch picks a
         # name no one has, which two launches at once in threads could both pick. Importing nbgrader's API
         # (seconds) at start-up keeps that cost out of the first student's launch.
