@@ -211,7 +211,7 @@ def test_jobs_in_hand_stay_bounded_when_recording_is_slow(course, monkeypatch):
             future.set_result(None)
             return future
 
-    monkeypatch.setattr(scheduler, "IN_HAND_PER_WORKER", 3)
+    monkeypatch.setattr(scheduler, "IN_HAND_PER_SLOT", 3)
     settings = read_course(course, rooted=True)
     sources = read_sources_early(f"sqlite:///{course / 'gradebook.db'}", ASSIGNMENT)
     students = scheduler.students_to_grade(settings, ASSIGNMENT, None)

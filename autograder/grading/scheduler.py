@@ -26,13 +26,15 @@ from autograder.grading.score_policy import AS_GRADED, ScorePolicy
 if TYPE_CHECKING:  # the gradebook writer loads once the workers have started (see `grading.startup`)
     from autograder.grading.writer import GradebookWriter
 
-# Jobs a worker holds at most, running or finished and not yet recorded. So many are handed out before the
+# A slot is one job grading at a time: a worker process here (`ClassRun.jobs` of them), or a share of a cluster's
+# worker (`cluster.executor.SLOTS_PER_WORKER`).
+# Jobs a slot holds at most, running or finished and not yet recorded. So many are handed out before the
 # gradebook writer exists: enough to keep each worker busy while the main process loads the rest of what it
 # needs and opens the gradebook (longest with another database than SQLite, when nbgrader's ORM and
 # SQLAlchemy load, while the workers compete for the cores). The bound keeps memory flat when
 # recording is the slower side (regrading with --force reads each student's old rows).
-IN_HAND_PER_WORKER = 32
-# Jobs kept running per worker slot: one grading, the next ready the moment it ends.
+IN_HAND_PER_SLOT = 32
+# Jobs kept unfinished per slot once outcomes are being recorded: one grading, the next ready the moment it ends.
 UNFINISHED_PER_SLOT = 2
 
 
@@ -120,12 +122,14 @@ class ClassRun:
     pending: dict[Future, tuple[Prepared, int]] = field(default_factory=dict)
     unreadable: list[Prepared] = field(default_factory=list)  # found before the writer existed
 
-    def fill(self, per_worker: int = UNFINISHED_PER_SLOT) -> None:
-        """Keep `per_worker` jobs per worker running (finished ones waiting to be recorded do not count, up
-        to `IN_HAND_PER_WORKER` in all)."""
+    def fill(self, before_recording: bool = False) -> None:
+        """Hand out prepared jobs: up to `UNFINISHED_PER_SLOT` unfinished per slot, or, `before_recording` (the
+        gradebook writer is still loading, `start_class`), as many as a slot holds; never more than
+        `IN_HAND_PER_SLOT` per slot in all, finished ones waiting to be recorded included."""
+        unfinished_per_slot = IN_HAND_PER_SLOT if before_recording else UNFINISHED_PER_SLOT
         unfinished = sum(not future.done() for future in self.pending)
-        while (self.queue and unfinished < per_worker * self.jobs
-               and len(self.pending) < IN_HAND_PER_WORKER * self.jobs):
+        while (self.queue and unfinished < unfinished_per_slot * self.jobs
+               and len(self.pending) < IN_HAND_PER_SLOT * self.jobs):
             prepared = prepare(self.settings, self.sources, self.modules, self.assignment, self.queue.pop(),
                                self.preload)
             if prepared.refused:
@@ -168,7 +172,7 @@ def start_class(settings: CourseSettings, assignment: str, sources: list[SourceN
         else:
             todo.append(student)
     run.queue, run.total = list(reversed(todo)), len(todo)
-    run.fill(IN_HAND_PER_WORKER)
+    run.fill(before_recording=True)
     return run
 
 
