@@ -11,8 +11,7 @@ from autograder.grader_support.exercise import run_exercise
 from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, verdict_output
 from autograder.grading.model import CellJob, CellResult, Job, NotebookJob
 from autograder.grading.scoring import graders_score, kept_streams, stderr_problem, visible_test_score
-from autograder.grading.self_check.stage import TrustedSelfCheck
-from autograder.grading.self_check.trustedcheck import Verdict
+from autograder.grading.self_check.stage import TrustedSelfCheck, Verdict
 from autograder.sandbox.output_budget import OutputBudget
 from autograder.sandbox.sandbox_errors import SandboxDied
 from autograder.sandbox.sandboxed_student import SandboxedStudent
