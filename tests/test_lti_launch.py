@@ -48,6 +48,10 @@ BARBARA = OTHER_COURSE.people[0]  # instructor of another course of the same acc
 SECOND_ID = "ml202"
 SECOND_COURSE = DemoCourse("demo-ml-202", "Machine learning", "ML202", (
     DemoPerson(ADA.sub, ADA.given_name, ADA.family_name, ADA.email, INSTRUCTOR),))
+# A department's own LMS beside the university's, on the same hub: its own issuer, client id, keys and course.
+THIRD_ID = "nlp303"
+MARIE = DemoPerson("dept-7", "Marie", "Curie", "marie@dept.invalid", LEARNER)
+DEPT_COURSE = DemoCourse("dept-nlp-303", "Language models", "NLP303", (MARIE,))
 
 
 @dataclass
@@ -56,6 +60,8 @@ class World:
     hub: Hub
     course: Path
     second: Path
+    dept_lms: DemoLms
+    third: Path
 
     @property
     def db_url(self) -> str:
@@ -72,16 +78,21 @@ def nbgrader_course(folder: Path, course_id: str) -> Path:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory) -> World:
     """The hub serves two courses of the demo platform (DEMO_COURSE and SECOND_COURSE); the platform has a third,
-    OTHER_COURSE, that the hub does not serve."""
+    OTHER_COURSE, that the hub does not serve. A second platform (another issuer, client id and key) registers a
+    third course of the hub (DEPT_COURSE)."""
     root = tmp_path_factory.mktemp("lti-launch")
     course, second = nbgrader_course(root / "course", COURSE_ID), nbgrader_course(root / "second", SECOND_ID)
+    third = nbgrader_course(root / "third", THIRD_ID)
     port = free_port()
-    with DemoLms(f"http://127.0.0.1:{port}/hub/", [ASSIGNMENT], (DEMO_COURSE, OTHER_COURSE, SECOND_COURSE)) as lms:
+    hub_url = f"http://127.0.0.1:{port}/hub/"
+    with DemoLms(hub_url, [ASSIGNMENT], (DEMO_COURSE, OTHER_COURSE, SECOND_COURSE)) as lms, \
+            DemoLms(hub_url, [ASSIGNMENT], (DEPT_COURSE,), client_id="dept-tool") as dept_lms:
         lms.register_course(course)
         (second / "lms.toml").write_text(lms.lti_toml(SECOND_COURSE))
-        hub = start_hub(root / "hub", [course, second], port)
+        dept_lms.register_course(third)
+        hub = start_hub(root / "hub", [course, second, third], port)
         try:
-            yield World(lms, hub, course, second)
+            yield World(lms, hub, course, second, dept_lms, third)
         finally:
             stop_hub(hub)
 
@@ -95,22 +106,25 @@ def posted_form(page: str) -> tuple[str, dict[str, str]]:
     return action, {k: html.unescape(v) for k, v in re.findall(r'name="(\w+)" value="([^"]*)"', page)}
 
 
-def platform_launch(world: World, person, course=DEMO_COURSE) -> tuple[requests.Session, str, dict[str, str]]:
+def platform_launch(world: World, person, course=DEMO_COURSE, lms: DemoLms | None = None,
+                    ) -> tuple[requests.Session, str, dict[str, str]]:
     """A click on the demo course page's link, up to the form that posts the signed launch to the hub."""
     session = requests.Session()
-    page = session.get(world.lms.launch_link(person, ASSIGNMENT, course), timeout=30)
+    page = session.get((lms or world.lms).launch_link(person, ASSIGNMENT, course), timeout=30)
     assert page.status_code == 200, page.text
     action, form = posted_form(page.text)
     return session, action, form
 
 
-def login_initiation(world: World) -> tuple[requests.Session, str, str]:
+def login_initiation(world: World, lms: DemoLms | None = None) -> tuple[requests.Session, str, str]:
     """The hub's half of the flow: its state and nonce, in its cookies and in the redirect to the platform."""
+    lms = lms or world.lms
     session = requests.Session()
     response = session.get(f"{world.hub.hub_url}lti13/oauth_login", allow_redirects=False, timeout=30, params={
-        "iss": world.lms.issuer, "login_hint": "someone", "target_link_uri": world.hub.hub_url,
-        "client_id": world.lms.client_id})
+        "iss": lms.issuer, "login_hint": "someone", "target_link_uri": world.hub.hub_url,
+        "client_id": lms.client_id})
     assert response.status_code == 302, response.text
+    assert response.headers["Location"].startswith(lms.lti_section()["auth_login_url"])  # that platform's login
     query = parse_qs(urlsplit(response.headers["Location"]).query)
     return session, query["state"][0], query["nonce"][0]
 
@@ -131,9 +145,10 @@ def claims(world: World, nonce: str, sub: str, role: str = LEARNER, context: str
     return {k: v for k, v in body.items() if v is not None}
 
 
-def signed(world: World, body: dict, private_pem: str | None = None, algorithm: str = "RS256") -> str:
+def signed(world: World, body: dict, private_pem: str | None = None, algorithm: str = "RS256",
+           lms: DemoLms | None = None) -> str:
     """Signed with the platform's key (the default) or another; the platform's key id either way."""
-    registration = world.lms.registration
+    registration = (lms or world.lms).registration
     key = private_pem or registration.get_platform_private_key()
     headers = {"kid": registration.get_kid()} if registration.get_kid() else None
     return jwt.encode(body, key if algorithm != "none" else None, algorithm=algorithm, headers=headers)
@@ -238,6 +253,50 @@ def test_the_login_s_cookies_come_back_with_a_cross_site_launch_over_https(world
 
 
 # ---- launches refused ------------------------------------------------------------------------------------------
+
+
+def test_a_deep_linking_request_without_the_claims_lti_makes_optional_reaches_the_picker(world):
+    """LTI 1.3 makes context, launch_presentation, tool_platform and azp optional in a deep linking request (the
+    library required them): without a context, the one course of that platform with the deployment is meant."""
+    lms = world.dept_lms
+    with Gradebook(f"sqlite:///{world.third / 'gradebook.db'}") as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT)  # something to link
+    session, state, nonce = login_initiation(world, lms)
+    body = claims(world, nonce, fresh_sub(), role=INSTRUCTOR, iss=lms.issuer, aud=lms.client_id,
+                  **{CLAIM + "message_type": "LtiDeepLinkingRequest", CLAIM + "resource_link": None,
+                     CLAIM + "context": None,
+                     CLAIM + "custom": None, "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings": {
+                         "deep_link_return_url": f"{lms.base}/deep_link_return", "accept_types": ["ltiResourceLink"],
+                         "accept_presentation_document_targets": ["window"]}})
+    optional = {CLAIM + "context", CLAIM + "launch_presentation", CLAIM + "tool_platform", "azp"}
+    assert not optional & set(body)
+    response = post(world, session, {"id_token": signed(world, body, lms=lms), "state": state})
+    assert response.status_code == 200, response.text[:1000]
+    assert "Link an assignment" in response.text and ASSIGNMENT in response.text
+
+
+def test_two_platforms_on_one_hub_each_launch_into_its_own_course_only(world):
+    """A department's LMS registered beside the university's: its launch is verified with its own keys and lands
+    in its own course; a token signed by the other platform's key in its name is refused."""
+    session, _, form = platform_launch(world, MARIE, DEPT_COURSE, lms=world.dept_lms)
+    response = post(world, session, form)
+    assert response.status_code == 302, response.text
+    with Gradebook(f"sqlite:///{world.third / 'gradebook.db'}") as gradebook:
+        rows = gradebook.db.execute(select(IDENTITY_TABLE)).all()
+    assert [(r.lti_user_id, r.lti_issuer) for r in rows] == [(MARIE.sub, world.dept_lms.issuer)]
+    assert world.hub.user(rows[0].student_id)["groups"] == [student_group(THIRD_ID)]
+    assert world.dept_lms.issuer != world.lms.issuer and world.dept_lms.violations == []
+    # The university's key cannot speak for the department's platform, nor the department's course for the other.
+    session, state, nonce = login_initiation(world, world.dept_lms)
+    sub, before = fresh_sub(), refusals(world)
+    body = claims(world, nonce, sub, iss=world.dept_lms.issuer, aud=world.dept_lms.client_id,
+                  context=DEPT_COURSE.context_id)
+    response = post(world, session, {"id_token": signed(world, body), "state": state})
+    assert_refused(world, response, before, "signing key", None)  # not among the department's published keys
+    session, state, nonce = login_initiation(world)
+    forged = signed(world, claims(world, nonce, sub, context=DEPT_COURSE.context_id))
+    response = post(world, session, {"id_token": forged, "state": state})
+    assert_refused(world, response, before + 1, "not one of this hub's courses", None)
 
 
 @pytest.mark.parametrize("change", [{"iss": "https://lms.elsewhere.invalid"}, {"client_id": "another-tool"},

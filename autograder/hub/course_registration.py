@@ -2,8 +2,11 @@
 
 The platform's side of the registration (issuer, client id, its OIDC login and JWKS URLs) is what the hub's
 login verifies every launch against; the deployment ids and the LMS course (`context_id`) say which launches are
-this course's. A platform that registers a tool once for a whole account (Canvas does) sends one deployment id for
-every course of the account, so the deployment alone never picks a course: the context does.
+this course's. The courses of one hub may name different platforms (a university's Canvas and a department's
+Moodle), or different registrations on one platform; the launch's own issuer and audience pick the one its
+signature is checked against. A platform that registers a tool once for a whole account (Canvas does) sends
+one deployment id for every course of the account, so the deployment alone never picks a course: the context
+does, and without one (it is optional) the one course of that platform that registered the deployment.
 
 ```toml
 [lti]
@@ -35,7 +38,7 @@ ASSIGNMENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 
 @dataclass(frozen=True)
 class Platform:
-    """The platform's side of a registration, the same for every course a hub's login serves."""
+    """The platform's side of a registration: who signs the launches, and where its login and keys are."""
 
     issuer: str
     client_id: str
@@ -75,20 +78,29 @@ def read_registration(folder: Path) -> CourseRegistration:
                               context_id=str(settings.require("lti", "context_id")), resource_links=dict(links))
 
 
-def read_registrations(folders: list[Path]) -> dict[str, CourseRegistration]:
-    """Each course by its LMS context id. One hub's login speaks to one platform registration, so every course
-    must name the same one; two courses answering to one context would make a launch ambiguous."""
-    courses: dict[str, CourseRegistration] = {}
+def read_registrations(folders: list[Path]) -> dict[tuple[str, str], CourseRegistration]:
+    """Each course by its platform's issuer and its LMS context id. Two courses answering to one context of one
+    platform would make a launch ambiguous, and one registration (issuer and client id) must have one login URL
+    and one set of keys wherever it is named."""
+    courses: dict[tuple[str, str], CourseRegistration] = {}
     for folder in folders:
         course = read_registration(Path(folder))
-        first = next(iter(courses.values()), None)
-        if first is not None and course.platform != first.platform:
-            raise LmsError(f"{course.folder / 'lms.toml'}: [lti] names another platform registration than "
-                           f"{first.folder / 'lms.toml'}; one hub's LTI login serves one")
-        if course.context_id in courses:
-            raise LmsError(f"{course.folder / 'lms.toml'}: [lti] context_id {course.context_id!r} is also "
-                           f"{courses[course.context_id].folder}'s")
-        courses[course.context_id] = course
+        key = (course.platform.issuer, course.context_id)
+        if key in courses:
+            raise LmsError(f"{course.folder / 'lms.toml'}: [lti] context_id {course.context_id!r} of "
+                           f"{course.platform.issuer} is also {courses[key].folder}'s")
+        same = next((c for c in courses.values() if c.platform.issuer == course.platform.issuer
+                     and c.platform.client_id == course.platform.client_id and c.platform != course.platform), None)
+        if same is not None:
+            raise LmsError(f"{course.folder / 'lms.toml'}: [lti] client_id {course.platform.client_id!r} of "
+                           f"{course.platform.issuer} has other auth_login_url or jwks_url than in "
+                           f"{same.folder / 'lms.toml'}")
+        courses[key] = course
     if not courses:
         raise LmsError("no course given to the LTI login (CourseLtiAuthenticator.courses)")
     return courses
+
+
+def platforms_of(courses: dict[tuple[str, str], CourseRegistration]) -> list[Platform]:
+    """The distinct platform registrations the courses name, in the courses' order."""
+    return list(dict.fromkeys(course.platform for course in courses.values()))

@@ -37,9 +37,12 @@ from urllib.parse import quote
 import jwt
 from jupyterhub.utils import url_path_join
 from ltiauthenticator.lti13.auth import LTI13Authenticator
+from ltiauthenticator.lti13.constants import LTI13_GENERAL_REQUIRED_CLAIMS
 from ltiauthenticator.lti13.error import ValidationError
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
 from ltiauthenticator.lti13.validator import LTI13LaunchValidator
+from ltiauthenticator.utils import convert_request_to_dict
+from tornado.httputil import url_concat
 from tornado.web import HTTPError
 from traitlets import List, Unicode, default
 
@@ -54,7 +57,7 @@ from autograder.lms.launch_identity import (
     names_in,
 )
 
-from .course_registration import CourseRegistration, read_registrations
+from .course_registration import CourseRegistration, Platform, platforms_of, read_registrations
 from .groups import instructor_group, student_group
 from .launch_claims import (
     DEPLOYMENT,
@@ -118,6 +121,24 @@ def used_once_file(db_url: str) -> Path:
     return Path.cwd() / USED_ONCE_FILE
 
 
+DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+
+
+class CourseLaunchValidator(LTI13LaunchValidator):
+    """The library's checks of an id_token, but for a deep linking request only the claims LTI 1.3 requires: the
+    library adds context, launch_presentation, tool_platform and azp, which the specification makes optional."""
+
+    def validate_id_token(self, id_token: dict[str, Any]) -> None:
+        if id_token.get(MESSAGE_TYPE) != "LtiDeepLinkingRequest":
+            super().validate_id_token(id_token)
+            return
+        self._check_arg_not_missing(id_token, [*LTI13_GENERAL_REQUIRED_CLAIMS, DEEP_LINKING_SETTINGS])
+        self._check_lti_version(id_token)
+        self._check_context_label(id_token)
+        self._check_message_type(id_token)
+        self._check_if_iat_is_too_old(id_token)
+
+
 REFUSED_PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Launch refused</title></head>
@@ -145,18 +166,33 @@ class CourseLtiLoginHandler(LTI13LoginInitHandler):
         # hub has no registration for is refused now, before a state or nonce is made for it or the browser is
         # sent anywhere (the library checks only that the arguments are there).
         issuer, client_id = self.get_argument("iss", ""), self.get_argument("client_id", None)
-        platforms = [course.platform for course in self.authenticator.registrations.values()]
-        known = [platform for platform in platforms if platform.issuer == issuer]
-        if not known or (client_id is not None and all(p.client_id != client_id for p in known)):
-            what = f"client id {client_id[:80]!r} of " if known else ""
-            self.log.warning("LTI login initiation refused: %splatform %r is not registered", what, issuer[:200])
+        known = [p for p in self.authenticator.platforms if p.issuer == issuer]
+        chosen = [p for p in known if client_id is None or p.client_id == client_id]
+        if len(chosen) != 1:
+            if len(chosen) > 1:  # several registrations on this platform, and it did not say which one it uses
+                reason = "This learning platform has several registrations with this hub and did not say which."
+            else:
+                reason = "This learning platform is not registered with this hub (its issuer or client id is unknown)."
+            what = f"client id {client_id[:80]!r} of " if known and client_id is not None else ""
+            self.log.warning("LTI login initiation refused: %splatform %r: %s", what, issuer[:200], reason)
             self.set_status(400)
-            self.finish(REFUSED_PAGE.format(reason=html.escape(
-                "This learning platform is not registered with this hub (its issuer or client id is unknown).")))
+            self.finish(REFUSED_PAGE.format(reason=html.escape(reason)))
             return
+        self.platform = chosen[0]
         super().post()
 
     get = post
+
+    def authorize_redirect(self, redirect_uri: str, login_hint: str, nonce: str, client_id: str | None, state: str,
+                           lti_message_hint: str | None = None) -> None:
+        # The library's, sent to the chosen platform's login with its registration's client id (the initiation
+        # may leave client_id out), not to one platform configured for the whole hub.
+        args = {"response_type": "id_token", "scope": "openid", "response_mode": "form_post", "prompt": "none",
+                "client_id": self.platform.client_id, "redirect_uri": redirect_uri, "login_hint": login_hint,
+                "nonce": nonce, "state": state}
+        if lti_message_hint is not None:
+            args["lti_message_hint"] = lti_message_hint
+        self.redirect(url_concat(self.platform.auth_login_url, args))
 
     def _set_oauth_cookie(self, key: str, value: Any) -> None:
         public_url = self.settings.get("public_url")
@@ -171,6 +207,23 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
     assignment: str | None = None  # the one the launch opens, set by CourseLtiAuthenticator.authenticate
     teaching = False  # an instructor's or TA's launch (set there too): they land on the formgrader
     _claims: dict[str, Any] | None = None  # the id_token's, once verified
+
+    def decode_and_validate_launch_request(self) -> dict[str, Any]:
+        """The library's, checked against the platform registration the token names (its issuer and audience,
+        read before its signature is, only to choose whose keys verify it), and with deep linking's optional
+        claims left optional."""
+        validator = CourseLaunchValidator(parent=self.app)
+        args = convert_request_to_dict(self.request.arguments)
+        validator.validate_auth_response(args)
+        self.check_state()
+        platform = self.authenticator.platform_of(str(args.get("id_token")))
+        id_token = validator.verify_and_decode_jwt(
+            encoded_jwt=args.get("id_token"), issuer=platform.issuer, audience={platform.client_id},
+            jwks_endpoint=platform.jwks_url, jwks_algorithms=self.authenticator.jwks_algorithms)
+        validator.validate_id_token(id_token)
+        validator.validate_azp_claim(id_token, {platform.client_id})
+        self.check_nonce(id_token)
+        return id_token
 
     async def post(self) -> None:
         authenticator: CourseLtiAuthenticator = self.authenticator
@@ -261,11 +314,12 @@ class CourseLtiAuthenticator(LTI13Authenticator):
             self.registrations: dict[str, CourseRegistration] = read_registrations([Path(c) for c in self.courses])
         except LmsError as exc:
             raise SystemExit(f"CourseLtiAuthenticator: {exc}") from None
-        platform = next(iter(self.registrations.values())).platform
-        self.issuer = platform.issuer
-        self.client_id = {platform.client_id}
-        self.authorize_url = platform.auth_login_url
-        self.jwks_endpoint = platform.jwks_url
+        self.platforms = platforms_of(self.registrations)
+        # The library's single-platform settings, which our handlers no longer read: the first registration's.
+        self.issuer = self.platforms[0].issuer
+        self.client_id = {platform.client_id for platform in self.platforms}
+        self.authorize_url = self.platforms[0].auth_login_url
+        self.jwks_endpoint = self.platforms[0].jwks_url
         validator = LTI13LaunchValidator(parent=self)  # the library's age limit and leeway, as configured
         ttl = validator.max_age + 2 * validator.time_leeway + 60
         used = Path(self.used_once_path) if self.used_once_path else used_once_file(
@@ -290,7 +344,7 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         if role is None:
             raise Refusal(403, "your role in this course is neither Learner, Instructor nor Teaching Assistant, "
                                "so this hub has nothing for you")
-        person = LaunchedPerson(LaunchKey(self.issuer, deployment, sub), text_claim(claims, "given_name"),
+        person = LaunchedPerson(LaunchKey(text_claim(claims, "iss"), deployment, sub), text_claim(claims, "given_name"),
                                 text_claim(claims, "family_name"), text_claim(claims, "email"),
                                 text_claim(claims, "name"))
         try:
@@ -309,9 +363,30 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         self.log.info("LTI launch: %s is %s of %s", name, role.value, course.course_id)
         return {"name": name, "groups": sorted({*kept, wanted})}
 
+    def platform_of(self, encoded: str) -> Platform:
+        """The registration an id_token names by its issuer and audience (read unverified, only to choose whose
+        keys will verify it); a ValidationError when the hub has none."""
+        try:
+            unverified = jwt.decode(encoded, options={"verify_signature": False})
+        except jwt.PyJWTError as exc:
+            raise ValidationError(f"the id_token cannot be read: {exc}") from None
+        audience = unverified.get("aud")
+        audiences = set(audience) if isinstance(audience, list) else {audience}
+        found = [p for p in self.platforms if p.issuer == unverified.get("iss") and p.client_id in audiences]
+        if len(found) != 1:
+            raise ValidationError("the launch's issuer and audience are not a platform registered with this hub")
+        return found[0]
+
     def course_of(self, claims: dict[str, Any]) -> CourseRegistration:
-        """The hub's course the verified launch comes from, its deployment one the course registered."""
-        course = self.registrations.get(context_id(claims))
+        """The hub's course the verified launch comes from, its deployment one the course registered. Without the
+        (optional) context claim, the one course of this platform that registered the launch's deployment."""
+        issuer, context = text_claim(claims, "iss"), context_id(claims)
+        if context:
+            course = self.registrations.get((issuer, context))
+        else:
+            deployment = text_claim(claims, DEPLOYMENT)
+            mine = [c for (i, _), c in self.registrations.items() if i == issuer and deployment in c.deployment_ids]
+            course = mine[0] if len(mine) == 1 else None
         if course is None:
             raise Refusal(403, "the launch comes from an LMS course that is not one of this hub's courses")
         if text_claim(claims, DEPLOYMENT) not in course.deployment_ids:

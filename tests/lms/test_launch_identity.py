@@ -84,16 +84,17 @@ def test_one_person_has_one_name_across_the_courses_of_a_hub(tmp_path, template)
     b = course(tmp_path / "b", "course_b", PLATFORM + 'context_id = "ctx-b"\n', template)
     authenticator = CourseLtiAuthenticator(courses=[str(a), str(b)])
     person = LaunchedPerson(KEY, "Ada", "King", "ada@uni")
-    first = authenticator.person_name(authenticator.registrations["ctx-a"], person, True)
+    first = authenticator.person_name(authenticator.registrations[(KEY.issuer, "ctx-a")], person, True)
     with Gradebook(f"sqlite:///{b / 'gradebook.db'}") as gb:
         gb.add_student("ada")  # in course B, "ada" is someone else ...
     with Gradebook(f"sqlite:///{a / 'gradebook.db'}") as gb:
         gb.add_student("bea")  # ... and course A's "bea" is never given to a newcomer of course B
     assert first == "ada"
     with pytest.raises(LaunchRefused, match="belongs to another person of this course"):
-        authenticator.person_name(authenticator.registrations["ctx-b"], person, True)
+        authenticator.person_name(authenticator.registrations[(KEY.issuer, "ctx-b")], person, True)
     newcomer = LaunchedPerson(LaunchKey(KEY.issuer, KEY.deployment_id, "user-43"), email="bea@uni")
-    assert authenticator.person_name(authenticator.registrations["ctx-b"], newcomer, True).startswith("bea-")
+    course_b = authenticator.registrations[(KEY.issuer, "ctx-b")]
+    assert authenticator.person_name(course_b, newcomer, True).startswith("bea-")
 
 
 @pytest.mark.parametrize("lti, problem", [
