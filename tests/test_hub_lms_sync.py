@@ -136,6 +136,15 @@ def linked_lineitems(world: World) -> list[dict]:
     return [item for item in world.lms.store.lineitems.values() if item.get("tag") == ASSIGNMENT]
 
 
+def test_the_tool_s_public_keys_are_at_a_keyset_url_and_only_public_parts(world):
+    """What an LMS registers instead of a pasted key: the keys the platform was given (their kids), public only."""
+    reply = requests.get(f"{world.hub.url}/hub/lti13/jwks", timeout=30)
+    assert reply.status_code == 200 and reply.headers["Content-Type"].startswith("application/json")
+    keys = reply.json()["keys"]
+    assert {k["kid"] for k in keys} == set(world.lms.tool_keys) and len(keys) == 1
+    assert all(k["kty"] == "RSA" and not {"d", "p", "q", "dp", "dq", "qi"} & set(k) for k in keys)
+
+
 def test_the_roster_service_syncs_the_lms_course_s_members(world):
     services = world.hub.admin.hub("GET", "/services").json()
     assert services[roster_service_name(COURSE_ID)]["pid"] > 0 and services[push_service_name(COURSE_ID)]["pid"] > 0

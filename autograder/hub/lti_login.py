@@ -69,6 +69,7 @@ from .launch_claims import (
     text_claim,
 )
 from .link_picker import DeepLinkChoiceHandler, PendingPicks, frame_policy, picker_for
+from .tool_keys import ToolKeysHandler
 
 USED_ONCE_FILE = "lti_used_once.sqlite"
 
@@ -305,7 +306,8 @@ class CourseLtiAuthenticator(LTI13Authenticator):
         return True  # roles travel as groups (groups.py)
 
     def get_handlers(self, app: Any) -> list:
-        return [*super().get_handlers(app), (url_path_join("/lti13", "deep_link"), DeepLinkChoiceHandler)]
+        return [*super().get_handlers(app), (url_path_join("/lti13", "deep_link"), DeepLinkChoiceHandler),
+                (url_path_join("/lti13", "jwks"), ToolKeysHandler)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
