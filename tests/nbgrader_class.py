@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course.nbgrader_cli import nbgrader
-from autograder.devtools.catalogue import Answer, combined_answers, packed_answers
+from autograder.devtools.catalogue import Answer, combined_answers, packed_answers, wrong_answers
 from autograder.nbgrader_glue.notebook import grade_id
 from tests.grading_course import gradebook_scores, make_course, submit
 
@@ -49,6 +49,7 @@ class GradedClass:
         raise KeyError(cell_grade_id)
 
     def feedback_html(self, student: str) -> str:
+        """The student's feedback page (made for the students `with_feedback` names)."""
         path = self.courses[student] / "feedback" / student / self.assignment / f"{self.assignment}.html"
         return path.read_text()
 
@@ -65,10 +66,22 @@ def student_ids(assignment: str) -> dict[str, tuple[Answer, ...]]:
     return students
 
 
+def with_feedback(assignment: str, answers: dict[str, tuple[Answer, ...]]) -> set[str]:
+    """The students whose feedback page is made: the pages the tests read (of every student given a wrong answer
+    with a hint, which the page must name; the solution's and the first and last packed students', which must
+    hide the hidden tests) and the blank release's. nbgrader's page costs about 1 CPU-second a student: the
+    class's other students (correct answers only, or mistakes without a hint) would be made for no reader."""
+    hinted = {answer.label for answer in wrong_answers(assignment) if answer.hint}
+    packed = [student for student in answers if student.startswith("p")]
+    return {"solution", "blank", packed[0], packed[-1]} | {
+        student for student, given in answers.items() if any(answer.label in hinted for answer in given)}
+
+
 def grade_class(root: Path, assignment: str) -> GradedClass:
     graded = GradedClass(assignment, student_ids(assignment))
     names = list(graded.answers)
     shards = [names[i::SHARDS] for i in range(SHARDS)]
+    read = with_feedback(assignment, graded.answers)
 
     def run_shard(index: int) -> None:
         course = make_course(root / f"shard{index}", NO_FIGURE_RENDERING, assignment=assignment)
@@ -82,7 +95,9 @@ def grade_class(root: Path, assignment: str) -> GradedClass:
         # nbgrader removes the autograded folder of a student it failed on.
         for student in [s for s in shards[index] if not (course / "autograded" / s / assignment).is_dir()]:
             nbgrader(course, "autograde", assignment, "--student", student, "--force")
-        nbgrader(course, "generate_feedback", assignment)
+        unread = [student for student in shards[index] if student not in read]
+        nbgrader(course, "generate_feedback", assignment,
+                 *([f"--CourseDirectory.student_id_exclude={','.join(unread)}"] if unread else []))
 
     with ThreadPoolExecutor(SHARDS) as pool:
         list(pool.map(run_shard, range(SHARDS)))
