@@ -92,9 +92,10 @@ def _existing_lineitem(settings: Settings, private_pem: str, lineitems_url: str,
                        session: requests.Session | None) -> dict[str, t.Any] | None:
     """The platform's line item for `name` (by tag or resourceId), if it has one."""
     _, ags = lti.services(settings, private_pem, session, lineitems_url)
-    once = RetryPolicy(attempts=3, backoff_seconds=0.5)
+    # The instructor waits in the LMS's frame: a few quick tries, not lms.toml's patient ones.
+    quick = RetryPolicy(attempts=3, backoff_seconds=0.5)
     try:
-        items = once.with_retries(lambda: list(ags.get_lineitems()), lti.classify)
+        items = quick.with_retries(lambda: list(ags.get_lineitems()), lti.classify)
     except (LtiException, requests.RequestException) as exc:
         raise LmsError(f"could not look up the line items ({lti.describe(exc)}); nothing was linked") from None
     found = sorted((i for i in items if isinstance(i, dict) and (i.get("tag") == name or i.get("resourceId") == name)),
