@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -166,15 +167,37 @@ def own_courses(tmp_path_factory):
             # Without pip, which nothing here runs: ensurepip's own install of it is 6 CPU-seconds a venv.
             subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
             # The wheels `pip install -e` would install, by uv as `make install` does ours (the Makefile says
-            # why), and without rfc3987-syntax as it leaves ours. Not compiled: the course's commands write the
-            # bytecode of what they import, as in an instructor's shell (`in_venv`).
+            # why), and without rfc3987-syntax as it leaves ours. Compiled as pip's install compiles them, by
+            # linking our venv's bytecode (`share_bytecode`); whatever else the course's commands import, they
+            # compile once and keep, as in an instructor's shell (`in_venv`).
             for step in (["install", "-e", str(ROOT)], ["uninstall", "rfc3987-syntax"]):
                 done = subprocess.run([UV, "pip", *step, "-q", "--python", str(venv / "bin" / "python")],
                                       capture_output=True, text=True, timeout=900)
                 assert done.returncode == 0, done.stderr[-3000:]
+            share_bytecode(venv)
         yield where
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def share_bytecode(venv: Path) -> None:
+    """Our venv's compiled modules (`make install` compiles them) linked into `venv`'s site-packages, where uv
+    linked the same files from its cache: a .pyc is checked against its source's modification time and size
+    only, so these are the bytecode the course's venv would compile itself (about 4 CPU-seconds for what its
+    first commands import). A file whose source differs is compiled again, as it would be anyway."""
+    ours = Path(sysconfig.get_path("purelib"))
+    theirs = venv / ours.relative_to(sys.prefix)
+    for cache in ours.rglob("__pycache__"):
+        target = theirs / cache.relative_to(ours)
+        if target.parent.is_dir() and not target.exists():
+            shutil.copytree(cache, target, copy_function=_link_or_copy)
+
+
+def _link_or_copy(source: str, destination: str) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:  # another file system
+        shutil.copy2(source, destination)
 
 
 def in_venv(venv: Path, course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
