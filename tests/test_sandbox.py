@@ -1,6 +1,8 @@
 """The sandbox on its own: the zygote's isolation, and the same verdicts as in-process (the wire format is in
 tests/unit/test_wire.py)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -52,6 +54,28 @@ def test_function_arguments_cross_by_name_and_mutations_come_back(zygote):
         assert np.allclose(got, np.tanh(1.0)) and np.all(a == 1) and layers[0]["W"][0, 0] == 7
         with pytest.raises(StudentError, match="not defined"):
             student.missing()
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("code, said", [
+    ("np.frompyfunc(lambda v: v + 1, 1, 1)(np.zeros((2, 2)))", r"an array of dtype object .*\.astype\(float\)"),
+    ("np.zeros(2, dtype=[('a', float), ('b', int)])", "an array of a structured dtype"),
+    ("np.zeros(2, dtype='datetime64[s]')", r"an array of dates \(datetime64\)"),
+    ("(x for x in range(3))", "a value that is neither numbers, text, arrays of numbers"),
+], ids=["object", "structured", "dates", "generator"])
+def test_a_value_that_cannot_cross_is_named_by_what_it_is_never_by_the_sandbox_s_lines(zygote, code, said):
+    """Real code returns such values (np.frompyfunc makes an object array): the student reads what their value
+    was and the way out, in the grader's words; nothing of the trusted side's code."""
+    import time
+
+    sandbox = zygote.spawn(Limits())
+    try:
+        sandbox.run_cell(f"import numpy as np\ndef f():\n    return {code}", 10, OutputBudget(10**5))
+        with pytest.raises(StudentError) as raised:
+            SandboxedStudent(sandbox, time.monotonic() + 10).f()
+        message = str(raised.value)
+        assert re.search(f"^f returned {said}", message) and "line" not in message and "_send_call" not in message
     finally:
         sandbox.close()
 

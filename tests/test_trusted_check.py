@@ -64,6 +64,12 @@ ATTACKS = {
 }
 
 
+# Real code that returns an array of Python objects (np.frompyfunc), which cannot cross back to the grader.
+OBJECT_DTYPE = ("import numpy as np\n"
+                "def concat_weights(w_hh, w_hx):\n"
+                "    return np.frompyfunc(lambda v: v, 1, 1)(np.hstack((w_hh, w_hx)))\n")
+
+
 def wrong(label: str) -> Answer:
     return next(a for a in wrong_answers(ASSIGNMENT) if a.label == label)
 
@@ -92,6 +98,7 @@ def graded(tmp_path_factory):
     for name, code in ATTACKS.items():
         submit(course, name, all_wrong(code))
     submit(course, "lies_to_the_check", lying())
+    submit(course, "object_dtype", [Answer("concat_weights", "object-dtype", OBJECT_DTYPE)])
     done = grade(course)
     assert done.returncode == 0, done.stderr[-2000:]
     return course
@@ -135,6 +142,12 @@ def test_a_function_that_lies_only_to_the_check_scores_zero(graded):
     got = scores(graded)["lies_to_the_check"]
     assert got["test_concat_weights"] == 0.0 and got["test_formula_1"] == 0.0
     assert hidden_points(graded, "lies_to_the_check", {"test_concat_weights", "test_formula_1"}) >= 2
+
+
+def test_an_unsendable_answer_is_explained_by_its_dtype_not_by_a_line_of_the_grader(graded):
+    text = tracebacks(graded, "object_dtype")
+    assert "concat_weights returned an array of dtype object" in text and ".astype(float)" in text
+    assert "_send_call" not in text and "StudentError" not in text and "in your code" not in text
 
 
 def test_parse_takes_only_plain_calls_of_module_functions_on_names():

@@ -16,6 +16,19 @@ CALL_FAILED = {
     "too_big": "{name} returned a value too big to send back to the grader",
     "uncallable": "{name} could not be called with the grader's arguments",
 }
+# What a value that cannot cross was, by the code the process gives (`wire.WireError.reason`), in words with the
+# way out; any other code is not quoted, whatever the process sent.
+UNSENDABLE = {
+    "dtype:O": "an array of dtype object (Python objects in an array, as np.frompyfunc or np.array of mixed items "
+               "makes)",
+    "dtype:V": "an array of a structured dtype",
+    "dtype:M": "an array of dates (datetime64)",
+    "dtype:m": "an array of time spans (timedelta64)",
+    "type": "a value that is neither numbers, text, arrays of numbers, nor lists, tuples or dicts of them",
+}
+UNSENDABLE_ARRAY = "{name} returned {what}, which cannot be sent back to the grader: return an array of numbers " \
+                   "(for example with .astype(float))"
+
 # A process that ended during a call, by the limit it met (`SandboxDied.limit`): said without the exit
 # status or signal, which the code chooses.
 STOPPED = {
@@ -88,4 +101,9 @@ def call_failure(name: str, header: dict, cells: dict[int, str]) -> str:
         return raised.from_report(header.get("raised"), cells).describe(name)
     if kind == "undefined":
         return not_defined(name)
+    what = UNSENDABLE.get(header.get("why")) if isinstance(header.get("why"), str) else None
+    if kind == "unsendable" and what is not None:
+        if header["why"].startswith("dtype:"):
+            return UNSENDABLE_ARRAY.format(name=name, what=what)
+        return f"{name} returned {what}, which cannot be sent back to the grader"
     return CALL_FAILED.get(kind, "{name} failed when called").format(name=name)

@@ -303,7 +303,8 @@ class Runtime:
             # trusted side builds the sentence: `autograder.grader_support.raised`).
             if not returned:
                 return False, wire.pack({"error": "raised", "kind": "raised", "raised": _reported(exc, function)})
-            return False, wire.pack({"error": "unsendable", "kind": "unsendable"})
+            why = exc.reason if isinstance(exc, wire.WireError) else ""
+            return False, wire.pack({"error": "unsendable", "kind": "unsendable", "why": why})
         finally:
             sys.stdout, sys.stderr = saved
         if not frame or len(frame) > self.reply_bytes:

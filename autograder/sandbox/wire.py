@@ -36,7 +36,13 @@ _DTYPES: dict[str, np.dtype] = {}
 
 
 class WireError(Exception):
-    """A frame or value that does not follow the format (truncated, oversized, or not plain data)."""
+    """A frame or value that does not follow the format (truncated, oversized, or not plain data). `reason`: for a
+    value that is not plain data, what it was, as a code the trusted side turns into words (`replies`): an array's
+    "dtype:<numpy's kind letter>", else "type"."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class TooBig(WireError):
@@ -76,7 +82,8 @@ def encode(value: Any, functions: Mapping[int, str] | None = None,
             return float(v) if math.isfinite(v) else {"__float__": repr(float(v))}
         if isinstance(v, np.ndarray | np.generic):
             return _encode_numpy(v, buffers) or opaque(f"ndarray[{v.dtype}]",
-                                                       f"an array of dtype {v.dtype}, shape {np.shape(v)}")
+                                                       f"an array of dtype {v.dtype}, shape {np.shape(v)}",
+                                                       f"dtype:{np.asarray(v).dtype.kind}")
         if isinstance(v, tuple):
             return {"__tuple__": [walk(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -87,9 +94,9 @@ def encode(value: Any, functions: Mapping[int, str] | None = None,
             return {"__fn__": functions[id(v)]}
         return opaque(type(v).__name__, _describe(v))
 
-    def opaque(type_name: str, text: str) -> dict:
+    def opaque(type_name: str, text: str, reason: str = "type") -> dict:
         if strict:
-            raise WireError(f"not plain data: {type_name}: {text[:200]}")
+            raise WireError(f"not plain data: {type_name}: {text[:200]}", reason)
         return {"__opaque__": type_name, "text": text}
 
     return walk(value, 0), buffers
