@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     console = make_console()
     for line in comparison.refused:
         console.print(visible(f"left out: {line}"), soft_wrap=True, markup=False)
+    for line in comparison.unparsed:
+        console.print(visible(f"compared in part on its text: {line}"), soft_wrap=True, markup=False)
     table = Table(title=cell(f"{comparison.assignment}: pairs at or above {comparison.threshold:g} bits"),
                   box=box.SIMPLE_HEAD, title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("students", no_wrap=True)

@@ -26,7 +26,7 @@ from autograder.grader_support.exercise import run_exercise
 from autograder.grader_support.student import InProcessStudent
 from autograder.grading.model import CellResult, SubmissionResult
 from autograder.nbgrader_glue.notebook import grade_id, is_solution
-from autograder.similarity.winnowing import NAME, tokens
+from autograder.similarity.code_tokens import NAME, tokens
 
 DISGUISES = ("renamed", "reformatted", "reordered", "recommented", "fixed", "whole-file")
 SCRATCH = ["print(np.ones((3, 2)).shape)", "print(W.shape)", "np.hstack((np.ones((3, 2)), np.ones((3, 3))))",
@@ -77,7 +77,8 @@ def _renamed(rng: random.Random, code: str, kept: frozenset[str]) -> str:
     out, last = [], 0
     for token in tokens(code, kept):
         original = code[token.start:token.end]
-        keyword_argument = re.match(r"\s*=(?!=)", code[token.end:]) and code[:token.start].rstrip()[-1:] in ("(", ",")
+        keyword_argument = (re.match(r"\s*=(?!=)", code[token.end:]) and code[:token.start].rstrip()[-1:] in ("(", ",")
+                            and not code[:token.start].rsplit("\n", 1)[-1].lstrip().startswith("def "))
         if token.text == NAME and not keyword_argument:
             mapping.setdefault(original, f"{rng.choice(['a', 'my', 'tmp', 'val'])}_{len(mapping)}")
             out.append(code[last:token.start] + mapping[original])

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from autograder.similarity.notebook_work import StudentWork
-from autograder.similarity.winnowing import fingerprints, tokens
+from autograder.similarity.program_form import FORMS, answer_tokens, program, seen_through
+from autograder.similarity.winnowing import fingerprints
 
 # A feature more than this share of the class has is no evidence. Not half: a textbook answer is written alike
 # by many students at once (those who write it in one exercise write it in the others), so a tenth of the
@@ -112,6 +113,7 @@ class Comparison:
     pairs: list[Pair]
     groups: list[list[str]]  # students joined by flagged pairs: a ring when more than two
     refused: list[str]  # one line per notebook left out, naming it and why
+    unparsed: list[str] = field(default_factory=list)  # one line per answer compared in part on its text
     works: dict[str, StudentWork] = field(default_factory=dict, repr=False)
     names: frozenset[str] = frozenset()  # the release's names, kept by the tokeniser
     weights: Weights = field(default_factory=Weights)
@@ -168,14 +170,15 @@ def threshold(n: int, margin: float = MARGIN) -> float:
     return math.log2(max(1, n * (n - 1) // 2)) + margin
 
 
-def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str], dict[str, int], dict[str, int]]:
+def _features(work: StudentWork, names: frozenset[str], form: str
+              ) -> tuple[dict[tuple, str], dict[str, int], dict[str, int]]:
     """The student's features as index keys -> their category, each exercise's count of fingerprints, and
     each exercise's answer as a whole (a hash of its set of fingerprints)."""
     found: dict[tuple, str] = {}
     sizes: dict[str, int] = {}
     whole: dict[str, int] = {}
     for exercise, text in work.answers.items():
-        values = {f.value for f in fingerprints(text, names)}
+        values = {f.value for f in fingerprints(text, names, form=form)}
         sizes[exercise] = len(values)
         found.update({("code", exercise, value): "code:" + exercise for value in values})
         if values:
@@ -188,11 +191,18 @@ def _features(work: StudentWork, names: frozenset[str]) -> tuple[dict[tuple, str
     return found, sizes, whole
 
 
-def _bags(work: StudentWork, names: frozenset[str]) -> dict[str, int]:
-    """Each answer as the bag of its tokens: renaming, layout, comments and reordered statements leave it as it
-    is."""
-    return {e: hash(tuple(sorted(t.text for t in tokens(text, names)))) for e, text in work.answers.items()
-            if text.strip()}
+def _bags(work: StudentWork, names: frozenset[str], form: str) -> dict[str, int]:
+    """Each answer as the bag of its tokens in `form`: as a program, every disguise `program_form` sets aside
+    leaves it as it is; as text, renaming, layout, comments and reordered statements do."""
+    return {e: hash(tuple(sorted(t.text for t in answer_tokens(text, names, form))))
+            for e, text in work.answers.items() if text.strip()}
+
+
+def unparsed(works: list[StudentWork], names: frozenset[str] = frozenset()) -> list[str]:
+    """One line per answer not compared as a whole program (it does not parse, or its normalisation reached a
+    bound), naming the student and the exercise."""
+    return [f"{work.student}: {exercise} {problem}" for work in works for exercise, text in sorted(work.answers.items())
+            if (problem := program(text, names).problem)]
 
 
 def _answer_sets(bags: dict[str, int]) -> dict[tuple, tuple]:
@@ -226,19 +236,20 @@ class Scored:
     df: dict[tuple, int]  # how many students have each feature
     set_worth: dict[tuple, float]  # the bits of each set of answers (all, all but one) that counts
     alike: dict[tuple[int, int], tuple[list[str], float]]  # the exercises a pair answered alike, and their bits
+    form: str = "program"  # what the answers were compared as (`program_form.FORMS`)
 
 
-def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
-                ) -> Scored:
-    """Every pair that shares a feature worth anything, with its score. Only the students of one posting list
-    are paired."""
+def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights(),
+                form: str = "program") -> Scored:
+    """Every pair that shares a feature worth anything, with its score, the answers compared in `form`. Only the
+    students of one posting list are paired."""
     n = len(works)
     index: dict[tuple, list[int]] = defaultdict(list)
     category: dict[tuple, str] = {}
     sizes: list[dict[str, int]] = []
     wholes: list[dict[str, int]] = []
     for i, work in enumerate(works):
-        found, size, whole = _features(work, names)
+        found, size, whole = _features(work, names, form)
         sizes.append(size)
         wholes.append(whole)
         for key, kind in found.items():
@@ -252,7 +263,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     bags: list[dict[str, int]] = []
     bag_holders: dict[tuple[str, int], set[int]] = defaultdict(set)
     for i, work in enumerate(works):
-        bags.append(_bags(work, names))
+        bags.append(_bags(work, names, form))
         for item in bags[i].items():
             bag_holders[item].add(i)
         for key, parts in _answer_sets(bags[i]).items():
@@ -322,7 +333,24 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
         scores[pair] += max(total, weights.answers * chance)
     for pair, total in wrong.items():
         scores[pair] += min(CAPS["wrong"] * unit, total)
-    return Scored(scores, {key: len(holders) for key, holders in index.items()}, set_worth, alike)
+    return Scored(scores, {key: len(holders) for key, holders in index.items()}, set_worth, alike, form)
+
+
+def best_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
+                ) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], Scored]]:
+    """Every pair's score, the answers compared both as programs and as text (each with its own rarity in the
+    class), whichever scores higher, and the comparison it came from. As programs, every disguise is seen
+    through, but a style honest students share (`result = ...` before `return`, `np.dot` for `@`) is set aside
+    with it, and their answers grow commoner; as text, such a style still tells students apart. A copy is
+    found by whichever of the two says more."""
+    scored = [pair_scores(works, names, weights, form) for form in FORMS]
+    scores: dict[tuple[int, int], float] = {}
+    source: dict[tuple[int, int], Scored] = {}
+    for one in scored:
+        for pair, score in one.scores.items():
+            if score > scores.get(pair, -math.inf):
+                scores[pair], source[pair] = score, one
+    return scores, source
 
 
 def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = frozenset(),
@@ -330,12 +358,12 @@ def compare(assignment: str, works: list[StudentWork], names: frozenset[str] = f
     """Every pair of `works` whose score reaches `threshold(n)` (log2 of the pairs + `margin`), with its
     evidence."""
     n = len(works)
-    scored = pair_scores(works, names, weights)
+    scores, source = best_scores(works, names, weights)
     line = threshold(n, margin)
-    flagged = sorted(((score, a, b) for (a, b), score in scored.scores.items() if score >= line), reverse=True)
+    flagged = sorted(((score, a, b) for (a, b), score in scores.items() if score >= line), reverse=True)
     pairs = [Pair(works[a].student, works[b].student, round(score, 1),
-                  _evidence(works[a], works[b], names, scored, (a, b), n, weights)) for score, a, b in flagged]
-    return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused),
+                  _evidence(works[a], works[b], names, source[a, b], (a, b), n, weights)) for score, a, b in flagged]
+    return Comparison(assignment, n, round(line, 1), pairs, groups(pairs), list(refused), unparsed(works, names),
                       {w.student: w for w in works}, names, weights)
 
 
@@ -345,8 +373,9 @@ def explain(works: list[StudentWork], a: str, b: str, names: frozenset[str] = fr
     n = len(works)
     at = {work.student: i for i, work in enumerate(works)}
     i, j = sorted((at[a], at[b]))
-    scored = pair_scores(works, names, weights)
-    return Pair(works[i].student, works[j].student, round(scored.scores.get((i, j), 0.0), 1),
+    scores, source = best_scores(works, names, weights)
+    scored = source.get((i, j)) or pair_scores(works, names, weights)
+    return Pair(works[i].student, works[j].student, round(scores.get((i, j), 0.0), 1),
                 _evidence(works[i], works[j], names, scored, (i, j), n, weights))
 
 
@@ -369,6 +398,20 @@ def groups(pairs: list[Pair]) -> list[list[str]]:
     return sorted((sorted(group) for group in members.values()), key=lambda g: (-len(g), g))
 
 
+ASIDE = {"program": "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside",
+         "text": "names, layout, comments and order aside"}
+
+
+def set_aside(mine: str, theirs: str, names: frozenset[str] = frozenset()) -> str:
+    """Which disguises two answers differ in that the comparison saw through, in words: "once parentheses and
+    names are set aside"."""
+    seen = seen_through(program(mine, names), program(theirs, names))
+    if not seen:
+        return "as written"
+    listed = seen[0] if len(seen) == 1 else ", ".join(seen[:-1]) + " and " + seen[-1]
+    return f"once {listed} {'is' if len(seen) == 1 and not seen[0].endswith('s') else 'are'} set aside"
+
+
 def _of(df: int, n: int) -> str:
     return f"{df} of {n} students"
 
@@ -377,32 +420,34 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], scored: Sco
               n: int, weights: Weights) -> list[Evidence]:
     """The shared features of a flagged pair (`at`: their indices), in words, strongest first."""
     found: list[Evidence] = []
-    df, set_worth = scored.df, scored.set_worth
+    df, set_worth, form = scored.df, scored.set_worth, scored.form
+    aside = ASIDE[form]
     for exercise in sorted(set(a.answers) & set(b.answers)):
-        mine = {f.value for f in fingerprints(a.answers[exercise], names)}
-        theirs = {f.value for f in fingerprints(b.answers[exercise], names)}
+        mine = {f.value for f in fingerprints(a.answers[exercise], names, form=form)}
+        theirs = {f.value for f in fingerprints(b.answers[exercise], names, form=form)}
         shared = [value for value in mine & theirs if bits(df.get(("code", exercise, value), 0), n)]
         if not shared:
             continue
         worth = sum(bits(df[("code", exercise, v)], n) for v in shared) / max(len(mine), len(theirs))
         rarest = min(df[("code", exercise, v)] for v in shared)
         share = len(mine & theirs) / max(len(mine), len(theirs))
-        found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same, names "
-                              f"and layout aside (its rarest shared part is in {_of(rarest, n)})", exercise))
-    mine, theirs = _answer_sets(_bags(a, names)), _answer_sets(_bags(b, names))
+        how = set_aside(a.answers[exercise], b.answers[exercise], names) if form == "program" else "as text, " + aside
+        found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same {how} (its "
+                              f"rarest shared part is in {_of(rarest, n)})", exercise))
+    mine, theirs = _answer_sets(_bags(a, names, form)), _answer_sets(_bags(b, names, form))
     shared_sets = [key for key in mine if key in theirs and set_worth.get(key, 0.0) > 0]
     if shared_sets:
         key = max(shared_sets, key=lambda k: set_worth[k])
         which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
                  else f"every exercise but {key[1]}")
-        found.append(Evidence("answers", weights.answers * set_worth[key], f"the same answers to {which} (names, "
-                              f"layout, comments and order aside): a set handed in by {_of(df[key], n)}, that two "
+        found.append(Evidence("answers", weights.answers * set_worth[key], f"the same answers to {which} ({aside})"
+                              f": a set handed in by {_of(df[key], n)}, that two "
                               f"students working alone would both write about once in {2 ** set_worth[key]:,.0f} "
                               "pairs"))
     alike, worth = scored.alike.get(at, ([], 0.0))
     if worth > 0:
         found.append(Evidence("together", weights.answers * worth, f"{len(alike)} exercises answered alike as a "
-                              f"whole ({', '.join(alike)}; names, layout, comments and order aside), answers that "
+                              f"whole ({', '.join(alike)}; {aside}), answers that "
                               f"two students working alone would all write about once in {2 ** worth:,.0f} pairs"))
     for exercise in sorted(set(a.wrong) & set(b.wrong)):
         if a.wrong[exercise] == b.wrong[exercise]:

@@ -9,6 +9,7 @@ taken out), the ids of cells they created (not the release's), their execution c
 that are not the release's.
 """
 
+import ast
 import bisect
 import difflib
 import hashlib
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.nbgrader_glue.notebook import grade_id, is_grade, is_solution
-from autograder.similarity.winnowing import tokens
+from autograder.similarity.code_tokens import tokens
+from autograder.similarity.program_form import signature, signatures
 
 MAX_CELLS = 5000  # the releases have 31 and 46; more is a generated file, refused with a message
 MAX_CELL_CHARS = 100_000  # of a cell's source or one output's text that is read
@@ -51,9 +53,10 @@ class ReleasedNotebook:
     solutions: dict[str, str]  # a solution cell's grade_id -> its released source (stub and starter code)
     by_id: dict[str, str]  # a solution cell's cell id -> its grade_id, for a cell whose metadata was removed
     markdown: set[str]  # every line of the release's markdown, `plain`
-    names: frozenset[str]  # the functions and modules the release's code defines or imports: kept by the
-    # tokeniser (a call of `formula_1` is not a call of `sigmoid`); every other name, parameters included, is
-    # one placeholder, so renaming a parameter in the def line and its uses changes nothing
+    names: frozenset[str]  # the functions and modules the release's code defines or imports, and the parameters
+    # of the functions its solution cells define (with their signatures, `program_form.signature`): kept by the
+    # normalisation (a call of `formula_1` is not a call of `sigmoid`, `w_hh @ x_t` is not `w_hx @ x_t`); a def
+    # line whose parameters a student renamed is read with the release's names, so renaming changes nothing
 
     @classmethod
     def from_cells(cls, name: str, cells: list[dict[str, Any]]) -> "ReleasedNotebook":
@@ -62,8 +65,25 @@ class ReleasedNotebook:
         by_id = {c["id"]: grade_id(c) for c in cells if is_solution(c) and grade_id(c) and isinstance(c.get("id"), str)}
         markdown = {plain(line) for c in cells if c["cell_type"] == "markdown" for line in c["source"].splitlines()}
         code = "\n".join(c["source"] for c in cells if c["cell_type"] == "code")
-        names = frozenset(name for pair in _DEFINED.findall(code) for name in pair if name)
-        return cls(name, ids, solutions, by_id, markdown, names)
+        names = {name for pair in _DEFINED.findall(code) for name in pair if name}
+        for source in solutions.values():
+            names |= _contract(source)
+        return cls(name, ids, solutions, by_id, markdown, frozenset(names))
+
+
+def _contract(source: str) -> set[str]:
+    """The parameters of the functions a released solution cell defines, and their signatures: the names the
+    exercise fixes."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()  # a release cell that does not parse: its names are the regular expression's
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            parameters = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+            found |= {*parameters, signature(node.name, parameters)}
+    return found
 
 
 @dataclass
@@ -79,19 +99,34 @@ class StudentWork:
     wrong: dict[str, str] = field(default_factory=dict)  # exercise -> digest of what the graders said was wrong
 
 
+_DEF_LINE = re.compile(r"^[ \t]*def[ \t]+(\w+)[ \t]*\(([^()\n]*)\)", re.M)
+
+
 def answer_region(written: str, released: str, names: frozenset[str] = frozenset()) -> str:
-    """The lines of `written` holding what the student typed into the cell: its tokens (`winnowing.tokens`,
-    names and layout aside) are matched against the released cell's, and a line is kept when it holds a
-    token the release does not have there. So a def line with renamed parameters, or split over two lines,
-    is still the release's, and so are the docstring and starter code."""
+    """The lines of `written` holding what the student typed into the cell: its tokens (`code_tokens.tokens`,
+    the names the release defines kept, every other name, parameters included, one placeholder, and layout
+    aside) are matched against the released cell's, and a line is kept when it holds a token the release does
+    not have there. So a def line split over two lines is still the release's, and so are the docstring and
+    starter code; a def line of a release function whose parameters were renamed is kept, so that the
+    comparison reads its body with the release's names (`program_form`)."""
     text = written[:MAX_CELL_CHARS]
-    mine, theirs = tokens(text, names), tokens(released, names)
+    contract = signatures(names)
+    defined = frozenset(n for n in names if n in contract or not _is_parameter(n, contract))
+    mine, theirs = tokens(text, defined), tokens(released, defined)
     matcher = difflib.SequenceMatcher(None, [t.text for t in theirs], [t.text for t in mine], autojunk=False)
     starts = [0] + [match.end() for match in re.finditer("\n", text)]
     lines = {bisect.bisect_right(starts, token.start) - 1 for tag, _, _, j1, j2 in matcher.get_opcodes()
              if tag in ("insert", "replace") for token in mine[j1:j2]}
+    for match in _DEF_LINE.finditer(text):
+        given = [p.split("=")[0].split(":")[0].strip() for p in match[2].split(",") if p.strip()]
+        if match[1] in contract and given != contract[match[1]][:len(given)]:
+            lines.add(bisect.bisect_right(starts, match.start()) - 1)
     return "\n".join(text[starts[i]:starts[i + 1] if i + 1 < len(starts) else len(text)].rstrip("\n")
                      for i in sorted(lines))
+
+
+def _is_parameter(name: str, contract: dict[str, list[str]]) -> bool:
+    return "(" in name or any(name in parameters for parameters in contract.values())
 
 
 def _output_text(output: Any) -> str:
