@@ -18,8 +18,11 @@ OPERATORS: dict[str, type[ast.operator]] = {
 }
 # a.<name>(b) -> a <op> b
 METHODS: dict[str, type[ast.operator]] = {"dot": ast.MatMult}
-# np.<name>(seq) -> np.concatenate([...], axis=<axis>); np.concatenate's own axis (0 unless given) is kept
+# np.<name>(seq) -> np.concatenate(seq, axis=<axis>), a tuple written as a list; np.concatenate's own axis (0
+# unless given) is kept
 JOINS: dict[str, int] = {"hstack": 1, "column_stack": 1, "vstack": 0, "row_stack": 0}
+# np.<name>(a, k) -> np.<name>(a, axis=k): `axis` is their second parameter
+AXIS_SECOND = ("stack", "sum", "mean", "max", "min", "argmax", "argmin")
 # np.transpose(a) -> a.T
 TRANSPOSE = "transpose"
 
@@ -30,6 +33,7 @@ TABLE = [  # (spellings, the one form), as the docs show them
     ("np.hstack((a, b)), np.column_stack([a, b]), np.concatenate((a, b), 1)", "np.concatenate([a, b], axis=1)"),
     ("np.vstack((a, b)), np.row_stack([a, b]), np.concatenate((a, b))", "np.concatenate([a, b], axis=0)"),
     ("np.transpose(a)", "a.T"),
+    ("np.stack(a, 1), np.sum(a, 1), np.mean, np.max, np.min, np.argmax, np.argmin", "np.stack(a, axis=1), ..."),
     ("1.0, 2.0 (a whole number written as a float)", "1, 2"),
 ]
 
@@ -52,7 +56,7 @@ def one_form(node: ast.Call, numpy: str = "np") -> ast.expr | None:
     if name == TRANSPOSE and len(args) == 1 and not keywords:
         return ast.Attribute(args[0], "T", ast.Load())
     if name in JOINS or name == "concatenate":
-        if not args or not isinstance(args[0], ast.Tuple | ast.List):
+        if not args or isinstance(args[0], ast.Starred):
             return None
         axis: ast.expr = ast.Constant(JOINS.get(name, 0))
         rest = [k for k in keywords if k.arg != "axis"]
@@ -65,9 +69,13 @@ def one_form(node: ast.Call, numpy: str = "np") -> ast.expr | None:
             axis = given[0]
         elif given:
             return None  # np.hstack(..., axis=...) is no NumPy call: left as written
-        sequence = ast.List(list(args[0].elts), ast.Load())
+        sequence = ast.List(list(args[0].elts), ast.Load()) if isinstance(args[0], ast.Tuple | ast.List) else args[0]
         return ast.Call(ast.Attribute(ast.Name(numpy, ast.Load()), "concatenate", ast.Load()), [sequence],
                         sorted([*rest, ast.keyword("axis", axis)], key=lambda k: k.arg or ""))
+    if name in AXIS_SECOND and len(args) == 2 and not any(k.arg == "axis" for k in keywords) and not any(
+            isinstance(a, ast.Starred) for a in args):
+        return ast.Call(node.func, [args[0]], sorted([*keywords, ast.keyword("axis", args[1])],
+                                                     key=lambda k: (k.arg is None, k.arg or "")))
     func = node.func
     if (isinstance(func, ast.Attribute) and func.attr in METHODS and len(args) == 1 and not keywords
             and not (isinstance(func.value, ast.Name) and func.value.id == numpy)):

@@ -194,14 +194,18 @@ class _Names:
     """The release's names and the canonical name of every other, by role and first use."""
 
     def __init__(self, kept: frozenset[str], signatures: dict[str, list[str]]) -> None:
-        self.kept = kept | KEPT
         self.signatures = signatures
+        self.parameters = {p for parameters in signatures.values() for p in parameters} - set(signatures)
+        self.kept = (kept | KEPT) - self.parameters
+        self.assigned: set[str] = set()  # what the answer assigns: a release parameter's name reused as a local
         self.numpy: set[str] = {NUMPY, "numpy"}
         self.given: dict[str, str] = {}
         self.counts: dict[str, int] = {}
 
     def keeps(self, name: str) -> bool:
-        return name in self.kept
+        """A release function, module or builtin; a release parameter, unless the answer assigns that name
+        (`h_t`, a parameter of `rnn_output`, is a local of `rnn_step`'s answer)."""
+        return name in self.kept or (name in self.parameters and name not in self.assigned)
 
     def canonical(self, name: str, role: str) -> str:
         if name in self.numpy:
@@ -219,6 +223,7 @@ def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> 
         if isinstance(node, ast.Import):
             names.numpy |= {a.asname or a.name for a in node.names if a.name == "numpy"}
     body = _unwrapped(body, names, marks)
+    names.assigned = set(_stored(ast.Module(body, [])))
     body = _cleaned(body, marks)
     module = _Expressions(names, marks).visit(ast.Module(body, []))
     body = _inlined(module.body, names, marks)
@@ -370,7 +375,7 @@ def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> lis
         while i < len(block) and done < MAX_INLINED:
             node = block[i]
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and not names.keeps(node.targets[0].id) and stores.get(node.targets[0].id) == 1
+                    and stores.get(node.targets[0].id) == 1
                     and loads.get(node.targets[0].id) == 1 and _inline(block, i, node.targets[0].id, node.value)):
                 marks["temporaries"].append(node.targets[0].id)
                 del block[i]
@@ -499,11 +504,9 @@ def _operands(body: list[ast.stmt], names: _Names, marks: dict[str, list], place
             if any(_is_sequence(p) for p in parts):
                 return node
             ordered = sorted(parts, key=key)
-            if [id(p) for p in ordered] == [id(p) for p in parts]:
-                return node
-            if placeholders:
+            if placeholders and [id(p) for p in ordered] != [id(p) for p in parts]:
                 marks["operand order"].append(ast.unparse(node))
-            out = ordered[0]
+            out = ordered[0]  # rebuilt left to right: `a + (b + c)` is the chain `a + b + c`
             for part in ordered[1:]:
                 out = ast.BinOp(out, op(), part)
             return ast.copy_location(out, node)
