@@ -33,6 +33,10 @@ OWN_NAMES = {
     "display": "IPython gives every notebook a display function",
     "get_ipython": "IPython gives every notebook get_ipython",
 }
+IMPORTS_CELL = "imports"  # the grade id of the notebook's imports cell: no exercise's solution cell may take it
+# nbgrader's gradebook keeps an assignment's, a notebook's and a grade cell's name in 128 characters (nbgrader.api,
+# String(128)): PostgreSQL refuses a longer one, and a file name (test_<exercise>.py) has 255 bytes at most.
+GRADEBOOK_NAME_LENGTH = 128
 
 GRADER = '''"""Hidden graders of `{exercise}`: each test is a check, worth the points of its mark; `student` answers
 calls as the student's notebook does. Replace these two example checks with yours."""
@@ -148,12 +152,30 @@ def validate_names(assignment: str, exercises: list[str]) -> None:
         raise AuthoringError("name at least one exercise: autograder new ASSIGNMENT EXERCISE...")
     if len(set(exercises)) != len(exercises):
         raise AuthoringError("an exercise is named twice")
+    if len(assignment) > GRADEBOOK_NAME_LENGTH:
+        raise AuthoringError(f"assignment {assignment[:20]!r}... is {len(assignment)} characters long: nbgrader's "
+                             f"gradebook keeps {GRADEBOOK_NAME_LENGTH} at most")
     for name in exercises:
-        why = OWN_NAMES.get(name) or ("a Python built-in" if hasattr(builtins, name) else
-                                      "IPython keeps a notebook's outputs and inputs in names starting with _"
-                                      if name.startswith("_") else None)
-        if why:
-            raise AuthoringError(f"exercise {name!r} would shadow a name its notebook needs ({why}): choose another")
+        _refuse_exercise(name, exercises)
+
+
+def _refuse_exercise(name: str, exercises: list[str]) -> None:
+    """One exercise name, among the assignment's others: refused when its scaffold could not work."""
+    longest = GRADEBOOK_NAME_LENGTH - len("test_")
+    if len(name) > longest:
+        raise AuthoringError(f"exercise {name[:20]!r}... is {len(name)} characters long: its grade cell "
+                             f"test_<exercise> must fit nbgrader's gradebook ({longest} characters at most)")
+    if name == IMPORTS_CELL:
+        raise AuthoringError(f"exercise {name!r} would take the grade id of its notebook's imports cell: "
+                             "choose another")
+    if name.startswith("test_") and name.removeprefix("test_") in exercises:
+        raise AuthoringError(f"exercise {name!r} would take the grade id of the grade cell of exercise "
+                             f"{name.removeprefix('test_')!r} ({name}): choose another")
+    why = OWN_NAMES.get(name) or ("a Python built-in" if hasattr(builtins, name) else
+                                  "IPython keeps a notebook's outputs and inputs in names starting with _"
+                                  if name.startswith("_") else None)
+    if why:
+        raise AuthoringError(f"exercise {name!r} would shadow a name its notebook needs ({why}): choose another")
 
 
 def check_names(settings: CourseSettings, graders: Path, assignment: str, exercises: list[str]) -> None:
@@ -206,7 +228,7 @@ def _meta(grade_id: str, *, solution: bool = False, points: float | None = None)
 def _notebook(assignment: str, points: dict[str, float]) -> nbformat.NotebookNode:
     cells = [
         new_markdown_cell(f"# {assignment}\n\nWhat this assignment is about, in your words."),
-        new_code_cell("import numpy as np\n\nimport selfcheck", metadata=_meta("imports")),
+        new_code_cell("import numpy as np\n\nimport selfcheck", metadata=_meta(IMPORTS_CELL)),
     ]
     for number, (exercise, total) in enumerate(points.items(), start=1):
         cells += [

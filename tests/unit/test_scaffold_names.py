@@ -36,6 +36,11 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (["hsa", "grade"], "(the grade cells import autograder.nbgrader_glue.kernel's grade)"),
     (["hsa", "max"], "exercise 'max' would shadow a name its notebook needs (a Python built-in)"),
     (["hsa", "_"], "names starting with _"),
+    # nbgrader refused the notebook: a grade id twice (the imports cell's; exercise a's grade cell test_a)
+    (["hsa", "imports"], "exercise 'imports' would take the grade id of its notebook's imports cell"),
+    (["hsa", "a", "test_a"], "exercise 'test_a' would take the grade id of the grade cell of exercise 'a' (test_a)"),
+    # a traceback (file name too long), folders left behind
+    (["hsa", "e" * 251], "exercise 'eeeeeeeeeeeeeeeeeeee'... is 251 characters long"),
 ])
 def test_a_name_new_cannot_use_is_refused_in_one_line_and_nothing_is_written(course, capsys, argv, says):
     from autograder.cli import main
