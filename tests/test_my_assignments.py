@@ -188,6 +188,7 @@ def test_each_student_sees_their_own_assignments_and_nothing_of_the_others(hub_c
         assert reply.status_code == 200, reply.text[:500]
         pages[name] = text_of(reply.text)
     mine, theirs = pages[ann], pages[ben]
+    assert 'href="/hub/user-redirect/lab">Back to JupyterLab</a>' in reply.text  # the way back to her own server
     assert f"Signed in as {ann}." in mine and ben not in mine
     assert "(an extension of 2d)" in mine and "label extra-time" not in mine
     assert "Attempt 1, 31 / 46 points" in mine and "17 / 46" not in mine  # her best counts, not her latest

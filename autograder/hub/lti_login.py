@@ -13,8 +13,8 @@ claims), with what a course needs and the library leaves out:
     student group, Instructor or TA -> its instructor group) is the only role given: an Instructor of another
     course under the same account-wide deployment is no one here;
   - the user name is the student's one safe name (lms/launch_identity.py), also their OS user and nbgrader id;
-  - after login, a student's browser goes to the assignment the link names
-    (`/hub/user-redirect/lab/tree/<assignment>`), an instructor's to the formgrader (`/hub/user-redirect/formgrader`);
+  - after login, a student's browser goes to the assignment the link names (its notebook, fetched if need be:
+    `/hub/user-redirect/autograder/open/<assignment>`, open_assignment.py), an instructor's to the formgrader (`/hub/user-redirect/formgrader`);
   - an LtiDeepLinkingRequest (an instructor adding the tool in the LMS) passes the same checks, logs no one in,
     and is answered with the course's assignment picker, for an Instructor or TA of the course only
     (link_picker.py).
@@ -69,6 +69,7 @@ from .launch_claims import (
     text_claim,
 )
 from .link_picker import DeepLinkChoiceHandler, PendingPicks, frame_policy, picker_for
+from .open_assignment import OPEN_PATH
 from .tool_keys import ToolKeysHandler
 
 USED_ONCE_FILE = "lti_used_once.sqlite"
@@ -262,8 +263,10 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
         # (source, submissions, grades) are in the formgrader.
         if self.teaching:
             return url_path_join(self.hub.base_url, "user-redirect", "formgrader")
+        # A student's lands in their server's open_assignment.py: the assignment fetched if they do not have it yet,
+        # then its notebook opened (not a folder and the Launcher).
         if self.assignment:
-            return url_path_join(self.hub.base_url, "user-redirect", "lab", "tree", quote(self.assignment))
+            return url_path_join(self.hub.base_url, "user-redirect", OPEN_PATH, quote(self.assignment, safe=""))
         return super().get_next_url(user)
 
     def _refuse(self, refusal: Refusal) -> None:

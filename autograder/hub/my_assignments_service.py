@@ -74,8 +74,9 @@ def feedback_cell(row: AssignmentRow) -> Markup:
     return markup(*[markup(link, " ") for link in links])
 
 
-def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy, now: datetime) -> str:
-    """The whole page for `student` (their rows only)."""
+def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy, now: datetime,
+         lab_url: str) -> str:
+    """The whole page for `student` (their rows only); `lab_url` is their JupyterLab's (the way back)."""
     window = window_words(policy)
     body = "".join(
         f"<tr><th scope=\"row\">{html.escape(row.assignment)}</th>"
@@ -88,6 +89,7 @@ def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy
              if rows else "<p>No assignment has been released in this course yet.</p>")
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>My assignments: {html.escape(course_id)}</title><style>{CSS}</style></head><body><main>"
+            f"<nav><a href=\"{html.escape(lab_url)}\">Back to JupyterLab</a></nav>"
             f"<h1>My assignments: {html.escape(course_id)}</h1>"
             f"<p>Signed in as {html.escape(student)}. As of {when(now)}: reload the page for the latest.</p>"
             f"{table}"
@@ -137,6 +139,8 @@ def main() -> None:
     settings = read_course(Path.cwd())
     policy, course_id = read_policy(settings.coursedir.config), settings.course_id
     feedback = Exchange.from_config(settings.coursedir.config, course_id).feedback
+    # The hub sends /hub/user-redirect/... to the signed-in user's own server (starting it when it is stopped).
+    lab_url = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "hub", "user-redirect", "lab")
 
     class MyPage(HubOAuthenticated, web.RequestHandler):
         @web.authenticated
@@ -144,7 +148,7 @@ def main() -> None:
             student = self.current_user["name"]
             now = utcnow()
             self.set_header("Cache-Control", "no-store")
-            self.write(page(read_rows(settings, policy, student, now), student, course_id, policy, now))
+            self.write(page(read_rows(settings, policy, student, now), student, course_id, policy, now, lab_url))
 
     class MyFeedback(HubOAuthenticated, web.RequestHandler):
         @web.authenticated

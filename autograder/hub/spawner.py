@@ -20,10 +20,10 @@ from traitlets import Bool, Dict, Instance, Int, List, Unicode, default
 
 from autograder.hub.groups import instructor_group, student_group
 from autograder.hub.hub_course import HubCourse
+from autograder.hub.open_assignment import FETCH_VARIABLE
 from autograder.hub.os_accounts import AccountError, ensure_group, ensure_user, set_membership
 from autograder.hub.server_limits import MEMORY_MB, NICE, PROCESSES, ServerCgroups, ServerLimits, limiting
 from autograder.hub.user_config import write_user_config
-from autograder.hub.user_server import FETCH_VARIABLE
 
 LAUNCHER = Path(__file__).with_name("user_server.py")  # run by path: a student's Python need not import autograder
 # Jupyter's settings for students (pyproject data-files): nbgrader's instructor tools switched off.
@@ -98,7 +98,9 @@ class CourseSpawner(LocalProcessSpawner):
             self.log.warning("refused to spawn %s: %s", self.user.name, exc)
             raise web.HTTPError(403, str(exc)) from None
         self._teaching = bool(teaches)
-        folder = write_user_config(Path(self.user_config_root), self.user.name, learns, teaches)
+        # The hub's own pages are under <base_url>hub/, its services under <base_url>services/.
+        services_url = self.hub.base_url.removesuffix("hub/") + "services/"
+        folder = write_user_config(Path(self.user_config_root), self.user.name, learns, teaches, services_url)
         python, packages = user_python()
         if teaches:
             import autograder

@@ -9,14 +9,18 @@ import os
 from pathlib import Path
 
 from autograder.hub.hub_course import HubCourse
+from autograder.hub.services import my_assignments_service_name
 
 CONFIG_NAME = "nbgrader_config.json"
 
 
-def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: list[HubCourse]) -> Path:
+def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: list[HubCourse],
+                      services_url: str = "/services/") -> Path:
     """`root/<user>/nbgrader_config.json` for a user who learns in `learns` and teaches `teaches`; its folder.
     One course: its id is set, as nbgrader's Assignments panel wants. Several: no id, and the panel lists every
-    course of the exchange (nbgrader's multi-course set-up); an instructor's formgrader runs the first they teach."""
+    course of the exchange (nbgrader's multi-course set-up); an instructor's formgrader runs the first they teach.
+    A student's JupyterLab gets a Course menu and a file browser button opening their My assignments page of each
+    course (the hub's services under `services_url`)."""
     courses = [*teaches, *learns]
     settings: dict[str, dict[str, str]] = {"Exchange": {"root": str(courses[0].exchange_root)}}
     if len(courses) == 1:
@@ -39,14 +43,49 @@ def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: l
     extensions = folder / "jupyter_server_config.d"
     extensions.mkdir(exist_ok=True)
     os.chmod(extensions, 0o755)
+    # Staff get the inert pages; students the page a launch lands on (open_assignment.py) and the Course menu.
+    chosen, dropped = (STAFF_PAGES_FILE, STUDENT_PAGES_FILE) if teaches else (STUDENT_PAGES_FILE, STAFF_PAGES_FILE)
+    _write(extensions / chosen, {"ServerApp": {"jpserver_extensions": {STAFF_PAGES if teaches else OPEN_ASSIGNMENT:
+                                                                        True}}})
+    (extensions / dropped).unlink(missing_ok=True)
+    lab_settings = folder / "lab_settings"
     if teaches:
-        _write(extensions / STAFF_PAGES_FILE, {"ServerApp": {"jpserver_extensions": {STAFF_PAGES: True}}})
+        (folder / LAB_CONFIG).unlink(missing_ok=True)
     else:
-        (extensions / STAFF_PAGES_FILE).unlink(missing_ok=True)
+        lab_settings.mkdir(exist_ok=True)
+        os.chmod(lab_settings, 0o755)
+        _write(lab_settings / "overrides.json", course_links(learns, services_url))
+        # JupyterLab's own settings folder for this user's server: where it reads the overrides above.
+        _write(folder / LAB_CONFIG, {"LabApp": {"app_settings_dir": str(lab_settings)}})
     return folder
 
 
+def course_links(learns: list[HubCourse], services_url: str) -> dict:
+    """JupyterLab's settings overrides opening the student's My assignments page of each course in a browser tab
+    (the page links back), with JupyterLab's own help:open command, so no extension is built: a Course menu, and
+    a button in the file browser's toolbar, beside the Launcher's "+" (a Launcher card needs an extension)."""
+    def opens(course: HubCourse) -> dict:
+        text = MY_ASSIGNMENTS if len(learns) == 1 else f"{MY_ASSIGNMENTS}: {course.course_id}"
+        return {"command": "help:open", "args": {
+            "url": f"{services_url}{my_assignments_service_name(course.course_id)}/", "newBrowserTab": True,
+            "text": text}}
+
+    items = [opens(course) for course in learns]
+    menu = [{**item, "rank": rank} for rank, item in enumerate(items)]
+    buttons = [{**item, "name": f"my-assignments-{rank}", "label": item["args"]["text"], "rank": 1000 + rank}
+               for rank, item in enumerate(items)]
+    return {MAIN_MENU: {"menus": [{"id": COURSE_MENU, "label": "Course", "rank": 900, "items": menu}]},
+            FILE_BROWSER: {"toolbar": buttons}}
+
+
 NEWS_EXTENSION = "@jupyterlab/apputils-extension:announcements"
+MAIN_MENU = "@jupyterlab/mainmenu-extension:plugin"
+FILE_BROWSER = "@jupyterlab/filebrowser-extension:widget"
+COURSE_MENU = "jp-mainmenu-course"
+MY_ASSIGNMENTS = "My assignments"
+LAB_CONFIG = "jupyter_lab_config.json"  # read by JupyterLab (not the server): its LabApp settings
+OPEN_ASSIGNMENT = "open_assignment"  # autograder/hub/open_assignment.py, imported by its bare name there
+STUDENT_PAGES_FILE = "autograder-student-pages.json"
 STAFF_PAGES = "autograder.hub.staff_pages"
 STAFF_PAGES_FILE = "autograder-staff-pages.json"
 

@@ -1,6 +1,6 @@
 """A hub user's server, as that user: first every released assignment of their courses not yet in their home is
-fetched (nbgrader's own fetch, the one the Assignments panel's Fetch button runs), so the link an LTI launch lands
-on (`/user-redirect/lab/tree/<assignment>`) opens; then JupyterHub's single-user JupyterLab, in this process.
+fetched (nbgrader's own fetch, the one the Assignments panel's Fetch button runs; open_assignment.py, where an LTI
+launch lands, fetches one released later); then JupyterHub's single-user JupyterLab, in this process.
 
 Run by path by the spawner (autograder/hub/spawner.py), with the system's Python where the hub's is private: it
 imports nbgrader and JupyterHub only, never the `autograder` package. A failed fetch is logged and the server starts
@@ -12,31 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-FETCH_VARIABLE = "AUTOGRADER_FETCH_COURSES"  # set by the spawner (spawner.FETCH_VARIABLE)
-
-
-def fetch_released(home: Path, course_ids: list[str], log: logging.Logger) -> list[str]:
-    """Fetch into `home` each assignment released in `course_ids` that is not there yet; the ones fetched."""
-    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
-
-    manager = AssignmentList()
-    manager.root_dir = str(home)
-    fetched = []
-    for course_id in course_ids:
-        listed = manager.list_released_assignments(course_id=course_id)
-        if not listed["success"]:
-            log.error("could not list the released assignments of %s: %s", course_id, listed["value"])
-            continue
-        for assignment in listed["value"]:
-            name = assignment["assignment_id"]
-            if assignment["status"] != "released" or (home / name).exists():
-                continue
-            done = manager.fetch_assignment(course_id, name)
-            if done["success"]:
-                fetched.append(name)
-            else:
-                log.error("could not fetch %s of %s: %s", name, course_id, done["value"])
-    return fetched
+from open_assignment import FETCH_VARIABLE, fetch_released  # beside this file (run by path)
 
 
 def main() -> None:
