@@ -15,6 +15,8 @@ N ?= 200
 # sandbox zygote it starts) would otherwise compile the whole package from source again.
 install: $(STAMP)
 	@$(BIN)/python -m compileall -q autograder
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory node_modules/.installed; \
+	 else echo "make: npm not found, so no configurable-http-proxy for \`autograder hub\`: apt-get install npm, then make install"; fi
 
 # rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
 # imported, which jsonschema does on every `import nbformat`: 2.5 CPU-seconds in each nbgrader, autograder and
@@ -89,7 +91,13 @@ lint: install
 # The whole loop, as root: a scratch course in demo-hub/ with both assignments released, on a real JupyterHub
 # (`autograder hub`'s, http://127.0.0.1:8000, run by devtools/demo_loop.py) entered from the demo LMS
 # (http://127.0.0.1:8001, the one URL it prints) by LTI 1.3 (docs, "JupyterHub and LTI 1.3").
-hub: install node_modules/.installed
+# Checked before anything is installed: the students' and instructors' servers (other OS users) pass through every
+# folder above the clone (demo-hub/ is in it), which a 0700 home folder closes.
+hub:
+	@d='$(CURDIR)'; while [ "$$d" != / ]; do \
+	  case "$$(stat -c %A "$$d")" in *[xt]) ;; *) echo "make hub: $$d keeps other users out, so the students' servers cannot reach this clone: clone it where every user may pass (e.g. /srv/autograder), or chmod o+x $$d" >&2; exit 1;; esac; \
+	  d=$$(dirname "$$d"); done
+	@$(MAKE) --no-print-directory install node_modules/.installed
 	$(BIN)/python -m autograder.devtools.hub_demo
 
 release: install

@@ -24,9 +24,16 @@ from autograder.devtools.demo_lms.demo_course import DEMO_COURSE, LEARNER, DemoC
 from autograder.devtools.demo_lms.demo_platform import DemoLms
 from autograder.devtools.hub_driver import CLI, remove_users, running_hub
 from autograder.hub.groups import student_group
+from autograder.hub.hub_course import read_hub_course
 from autograder.hub.os_accounts import HUB_MARK, account_command
 from autograder.hub.server_limits import NICE, PROCESSES
-from autograder.hub.services import IDLE_CULLER, free_port, status_service_name, watch_service_name
+from autograder.hub.services import (
+    IDLE_CULLER,
+    free_port,
+    my_assignments_service_name,
+    status_service_name,
+    watch_service_name,
+)
 from tests.grading_course import ASSIGNMENT, exchange_course, scores
 from tests.students import check_can_make_students
 from tests.test_lti_launch import posted_form
@@ -70,7 +77,7 @@ def course():
             lms.register_course(folder)  # the course's lms.toml [lti], as an instructor copies it from the LMS
             with running_hub(folder, scratch / "state", port=port) as hub:
                 launched, landing = launch(lms, hub.url, learner)
-                assert landing == f"{hub.url}/hub/user-redirect/lab/tree/{ASSIGNMENT}"
+                assert landing == f"{hub.url}/hub/user-redirect/autograder/open/{ASSIGNMENT}"
                 (name,) = [user["name"] for user in hub.admin.hub("GET", "/users").json()]  # the hub named her
                 names.insert(0, name)
                 apis = {name: hub.add_user(name, course_id=COURSE_ID, instructor=name == names[2]) for name in names}
@@ -91,7 +98,8 @@ def test_an_lti_launch_lands_in_the_students_own_jupyterlab_on_the_fetched_assig
     page = session.get(landing, timeout=60)  # through the hub's redirect and the server's own OAuth with the hub
     assert page.status_code == 200, page.text[:1000]
     (name, _), _ = course.students.items()
-    assert page.url == f"{course.hub.url}/user/{name}/lab/tree/{ASSIGNMENT}"
+    # Her server's open_assignment.py sends her on to the assignment's notebook, not its folder.
+    assert page.url == f"{course.hub.url}/user/{name}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
     assert (Path(pwd.getpwnam(name).pw_dir) / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
 
 
@@ -103,7 +111,7 @@ def test_a_students_first_spawn_makes_their_private_account_with_the_assignment_
         assert home.stat().st_mode & 0o777 == 0o700 and home.stat().st_uid == account.pw_uid
         notebook = home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         assert notebook.stat().st_uid == account.pw_uid
-        # The page an LTI launch lands on (/hub/user-redirect/lab/tree/<assignment>) opens: the folder is there.
+        # The notebook an LTI launch opens is there.
         listing = api.server(name, "GET", f"/api/contents/{ASSIGNMENT}")
         assert listing.status_code == 200
         assert {item["name"] for item in listing.json()["content"]} >= {f"{ASSIGNMENT}.ipynb", "selfcheck.py"}
@@ -415,6 +423,46 @@ def test_the_command_refuses_a_missing_course_in_one_line(tmp_path):
     assert "nowhere: no such course folder" in done.stderr
 
 
+def test_a_launch_fetches_an_assignment_the_student_lacks_and_leaves_the_work_they_have(course):
+    """What the launch lands on (open_assignment.py) in a running server: the assignment fetched when it is not in
+    their home (here: they renamed their copy), never over a copy they have; a name that is not one folder is
+    refused. Her submissions are listed newest first; her JupyterLab's Course menu opens her My assignments page.
+    (~4 CPU-s, most of it the watcher grading her two submissions)"""
+    (_, _), (name, api) = course.students.items()
+    home = Path(pwd.getpwnam(name).pw_dir)
+    notebook = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    assert api.server(name, "PATCH", f"/api/contents/{ASSIGNMENT}", json={"path": "my-work"}).status_code == 200
+    target = f"/user/{name}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    opened = api.server(name, "GET", f"/autograder/open/{ASSIGNMENT}")
+    assert opened.status_code == 302 and opened.headers["Location"] == target, (opened.status_code, opened.headers)
+    assert (home / notebook).is_file() and (home / "my-work" / f"{ASSIGNMENT}.ipynb").is_file()
+    work = json.loads((home / notebook).read_text())
+    work["cells"][0]["source"] = "my own work, saved"
+    assert api.put_notebook(name, notebook, work).status_code == 200
+    again = api.server(name, "GET", f"/autograder/open/{ASSIGNMENT}")
+    assert again.status_code == 302 and again.headers["Location"] == target
+    assert "".join(json.loads((home / notebook).read_text())["cells"][0]["source"]) == "my own work, saved"
+    # A name that is not one folder opens nothing outside her home (the proxy may tidy a '..' away first).
+    for hostile in ("%2E%2E", "..%2Fetc", "%2Fetc", "%2E%2E%2F%2E%2E%2Fetc"):
+        reply = api.server(name, "GET", f"/autograder/open/{hostile}")
+        assert reply.status_code in (302, 404) and "etc" not in reply.headers.get("Location", ""), (hostile, reply)
+    unknown = api.server(name, "GET", "/autograder/open/no-such-assignment")
+    assert unknown.status_code == 302 and unknown.headers["Location"] == f"/user/{name}/lab"
+    # Handed in twice: the Assignments panel lists her submissions newest first (nbgrader's own order is oldest first).
+    for _ in range(2):
+        submitted = api.server(name, "POST", "/assignments/submit",
+                               data={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+        assert submitted.status_code == 200 and submitted.json()["success"], submitted.text[:500]
+    listed = api.server(name, "GET", f"/assignments?course_id={COURSE_ID}").json()["value"]
+    stamps = [s["timestamp"] for a in listed if a["assignment_id"] == ASSIGNMENT for s in a.get("submissions", [])]
+    assert len(stamps) >= 2 and stamps == sorted(stamps, reverse=True), stamps
+    menus = api.server(name, "GET", "/lab/api/settings/@jupyterlab/mainmenu-extension:plugin").json()
+    (course_menu,) = [m for m in menus["schema"]["properties"]["menus"]["default"] if m["label"] == "Course"]
+    (item,) = course_menu["items"]
+    assert item["args"]["text"] == "My assignments"
+    assert item["args"]["url"] == f"/services/{my_assignments_service_name(COURSE_ID)}/"
+
+
 def test_stopping_the_hub_stops_the_watcher_and_every_server_it_started(course):
     """Last in the file: it stops the file's hub (the fixture's own stop then has nothing left to do)."""
     import signal
@@ -426,3 +474,22 @@ def test_stopping_the_hub_stops_the_watcher_and_every_server_it_started(course):
     assert re.search(r"^\S+ \S+ stopped$", log, re.M), log[-3000:]  # the watcher's last line: a clean stop
     for name in names:
         assert subprocess.run(["pgrep", "-u", name], capture_output=True).returncode == 1, f"{name} still runs"
+
+
+def test_remove_users_removes_the_accounts_and_the_group_this_hub_made_and_nothing_else(course):
+    """After the hub stopped (the test before): `autograder hub --remove-users` removes its users' OS accounts, homes
+    included, and the course's instructors' group, and the course folder goes back to root's group; daemon, a user
+    of the hub's database whose account the hub did not make, stays. (~2 CPU-s: the command)"""
+    names = [*course.students, course.instructor[0]]
+    homes = [Path(pwd.getpwnam(name).pw_dir) for name in names]
+    group = read_hub_course(course.folder).instructors_os_group
+    done = subprocess.run([CLI, "hub", str(course.folder), "--state", str(Path(course.hub.state)), "--remove-users"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"removed {len(names)} OS users the hub made" in done.stdout, done
+    assert f"the OS group {group}" in done.stdout
+    for name, home in zip(names, homes, strict=True):
+        assert subprocess.run(["getent", "passwd", name], capture_output=True).returncode == 2, name
+        assert not home.exists()
+    assert subprocess.run(["getent", "group", group], capture_output=True).returncode == 2
+    assert course.folder.stat().st_gid == 0
+    assert pwd.getpwnam("daemon").pw_uid > 0

@@ -86,7 +86,7 @@ def loop():
 
 def test_the_command_prints_the_demo_lms_course_page_which_links_every_person_and_passes_axe(loop):
     deadline = time.monotonic() + 60
-    while f"open the demo LMS's course page, {loop.lms_url}/" not in loop.hub.log():
+    while "Open the demo LMS's course page" not in loop.hub.log():
         assert time.monotonic() < deadline, loop.hub.log()[-3000:]
         time.sleep(0.2)
     page = loop.browser.new_page(viewport={"width": 1000, "height": 800})
@@ -98,6 +98,9 @@ def test_the_command_prints_the_demo_lms_course_page_which_links_every_person_an
     finally:
         page.close()
     assert [f"Open {ASSIGNMENT} as {p.name} ({p.role_name})" for p in DEMO_COURSE.people] == links[:4], links
+    # The URL to open is on a line of its own, after the line that says what it is.
+    said = loop.hub.log().split("Open the demo LMS's course page", 1)[1].splitlines()
+    assert f"    {loop.lms_url}/" in said[1:3], said[:3]
     assert violations == [], violations
     # The course's lms.toml holds the demo course's registration, which the hub's login read; the command says so.
     assert f'issuer = "{loop.lms_url}"' in (loop.course / "lms.toml").read_text()
@@ -106,8 +109,11 @@ def test_the_command_prints_the_demo_lms_course_page_which_links_every_person_an
 
 def test_a_students_launch_opens_their_jupyterlab_and_their_submission_comes_back_graded(loop):
     page = loop.launch(ADA, "ada")
-    # The hub's login, the spawn page, then their own server on the assignment's folder.
-    page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab/tree/{ASSIGNMENT}"), timeout=SPAWN_TIMEOUT_MS)
+    # The hub's login, the spawn page, then their own server on the assignment's notebook, open.
+    page.wait_for_url(re.compile(rf"/user/{STUDENT}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}\.ipynb$"),
+                      timeout=SPAWN_TIMEOUT_MS)
+    page.get_by_role("tab", name=re.compile(rf"{ASSIGNMENT}\.ipynb")).first.wait_for()
+    page.screenshot(path=str(SHOTS / "page-hub-loop-landed.png"))
     student = loop.student = STUDENT
     panel, menu = open_assignment_list(page)
     answer_and_save(page, panel, ASSIGNMENT)
@@ -131,6 +137,36 @@ def test_a_students_launch_opens_their_jupyterlab_and_their_submission_comes_bac
             f"{loop.lms_url}/gradebook", timeout=10).text):
         assert time.monotonic() < deadline, gradebook[-2000:] + loop.hub.log()[-3000:]
         time.sleep(1)
+
+
+def test_my_assignments_opens_from_jupyterlabs_course_menu_with_the_latest_attempt_and_a_way_back(loop):
+    """JupyterLab's Course menu and a file browser button (settings written by the hub, user_config.py) open the
+    student's My assignments page in a tab of its own; its feedback link names her latest attempt; its link leads
+    back to her JupyterLab. (~4 CPU-s, the browser's)"""
+    context = loop.contexts.get("ada")
+    assert loop.student and context is not None, "the student's launch (the test before) did not run"
+    lab = context.pages[0]
+    lab.get_by_role("menuitem", name="Course").click()
+    with context.expect_page() as opened:
+        lab.get_by_role("menuitem", name="My assignments").click()
+    mine = opened.value
+    try:
+        mine.get_by_role("heading", name=f"My assignments: {COURSE_ID}").wait_for()
+        mine.screenshot(path=str(SHOTS / "page-hub-loop-my-assignments.png"), full_page=True)
+        links = mine.get_by_role("link").all_inner_texts()
+        assert f"{ASSIGNMENT}: attempt 1" in links, links
+        mine.get_by_role("link", name="Back to JupyterLab").click()
+        mine.wait_for_url(re.compile(rf"/user/{loop.student}/lab"))
+    finally:
+        mine.close()
+    # The same page from the button in the file browser's toolbar, beside the Launcher's "+".
+    with context.expect_page() as opened:
+        lab.locator(".jp-FileBrowser-toolbar").get_by_text("My assignments").click()
+    again = opened.value
+    try:
+        again.get_by_role("heading", name=f"My assignments: {COURSE_ID}").wait_for()
+    finally:
+        again.close()
 
 
 def test_a_students_session_reaches_no_formgrader(loop):
@@ -224,3 +260,18 @@ def test_demo_lms_refuses_in_one_line_a_course_of_another_platform_or_another_lo
     assert expected in done.stderr, done.stderr
     assert lms_toml == registered  # the course's own registration is left as it was
     assert not state_made  # refused before the hub's state folder was made
+
+
+def test_make_hub_refuses_a_clone_other_users_cannot_reach_before_it_installs_anything(tmp_path):
+    """`make hub` in a clone under a 0700 folder (a home): one line naming the folder and what to do, before the
+    install (no .venv made). (~0.1 CPU-s)"""
+    closed = tmp_path / "home"
+    clone = closed / "autograder"
+    clone.mkdir(parents=True)
+    shutil.copy(Path(__file__).parents[1] / "Makefile", clone / "Makefile")
+    os.chmod(closed, 0o700)
+    done = subprocess.run(["make", "--no-print-directory", "hub"], cwd=clone, capture_output=True, text=True)
+    refusal = [line for line in done.stderr.splitlines() if line.startswith("make hub:")]
+    assert done.returncode != 0 and len(refusal) == 1, done.stderr
+    assert f"{closed} keeps other users out" in refusal[0] and f"chmod o+x {closed}" in refusal[0]
+    assert not (clone / ".venv").exists() and done.stdout == ""

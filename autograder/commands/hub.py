@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     parser = add_command(subparsers, "hub", run, "run the course on JupyterHub (one course, on this machine)",
                          __doc__)
     add_hub_arguments(parser)
+    parser.add_argument("--remove-users", action="store_true",
+                        help="run no hub: remove the OS users this hub (its --state) made, with their homes and "
+                             "whatever they run, and the course's instructors' OS group, once the hub is stopped")
 
 
 def add_hub_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +52,8 @@ def add_hub_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.remove_users:
+        return remove_hub_accounts(Path(args.course_folder), args.state)
     course, state = hub_course(args)
     hub, config = prepare_hub(args, course, state)
     os.chdir(hub.hub_folder)
@@ -57,6 +62,31 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execv(sys.executable, [sys.executable, "-m", "jupyterhub", "-f", str(config)])
     return 0  # not reached: the hub replaces this process (signals go to it)
+
+
+def remove_hub_accounts(folder: Path, state_option: str | None) -> int:
+    """What the hub made on this machine beside its state folder: the OS users of its users that it made (their
+    homes go with them: what they submitted stays in the exchange and the gradebook; an account it did not make,
+    or another hub's user, is left) and the course's instructors' OS group."""
+    from autograder.hub.hub_course import HubCourseError, read_hub_course
+    from autograder.hub.os_accounts import AccountError, hub_made_users, remove_course_group, remove_user
+    from autograder.hub.standalone_hub import hub_user_names
+
+    if os.geteuid() != 0:
+        raise UserError("run it as root: removing OS users takes userdel")
+    try:
+        course = read_hub_course(folder)
+        state = Path(state_option).resolve() if state_option else STATE_ROOT / course.course_id
+        users = sorted(set(hub_made_users()) & set(hub_user_names(state)))
+        for name in users:
+            remove_user(name)
+        group = remove_course_group(course.instructors_os_group, course.folder)
+    except (HubCourseError, AccountError) as exc:
+        raise UserError(str(exc)) from None
+    print(f"autograder hub: removed {len(users)} OS user{'s' if len(users) != 1 else ''} the hub made"
+          f"{': ' + ', '.join(users) if users else ''}"
+          f"{f' and the OS group {course.instructors_os_group}' if group else ''}", flush=True)
+    return 0
 
 
 def hub_course(args: argparse.Namespace) -> tuple["HubCourse", Path]:

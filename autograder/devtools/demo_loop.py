@@ -25,6 +25,7 @@ from autograder.lms.errors import LmsError
 
 READY_TIMEOUT = 600  # seconds the hub may take to answer before the URL is printed anyway (a loaded 2-core machine)
 PROG = "demo_loop"  # what its one-line refusals start with
+HUB_LOG = "jupyterhub.log"  # in the hub's state folder, when the loop runs on a terminal
 
 
 def released_assignments(course: HubCourse) -> list[str]:
@@ -76,18 +77,26 @@ def run_beside_demo_lms(lms: DemoLms, hub: StandaloneHub, config: Path) -> int:
     # script's background job inherits) would stay, and the hub's servers would ignore its SIGINT.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, pass_on)
+    # On a terminal the hub's log (some 100 lines before it is ready, then a line per request) goes to a file, so the
+    # one URL to open is the last line and alone; elsewhere (a test, a service's journal) it stays in this output.
+    log = open(Path(hub.state) / HUB_LOG, "ab") if sys.stdout.isatty() else None  # the child's, closed when it ends
+    if log is not None:
+        print(f"{PROG}: starting the hub (its log: {log.name}; about a minute)", flush=True)
     with lms:
         # Its own session: a terminal's Ctrl-C reaches this process only, which passes it on once.
         child = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=hub.hub_folder,
-                                 start_new_session=True)
+                                 start_new_session=True, stdout=log, stderr=subprocess.STDOUT if log else None)
         children.append(child)
         deadline = time.monotonic() + READY_TIMEOUT
         while child.poll() is None and time.monotonic() < deadline and not _routed(hub):
             time.sleep(0.5)
         if child.poll() is None:
-            print(f"{PROG}: open the demo LMS's course page, {lms.base}/ (a launch link per person and assignment: "
-                  "an instructor, three students); Ctrl-C stops the hub and the demo LMS", flush=True)
+            print(f"{PROG}: ready; Ctrl-C stops the hub and the demo LMS. Open the demo LMS's course page (a launch "
+                  "link per person and assignment: an instructor, three students):", flush=True)
+            print(f"\n    {lms.base}/\n", flush=True)
         status = child.wait()
+    if log is not None:
+        log.close()
     return status if status >= 0 else 128 - status
 
 

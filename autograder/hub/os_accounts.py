@@ -104,3 +104,34 @@ def set_membership(user: str, group: str, member: bool) -> None:
     done = account_command(*command)
     if done.returncode != 0:
         raise AccountError(f"{' '.join(command)} failed: {done.stderr.strip()}")
+
+
+def hub_made_users() -> list[str]:
+    """The OS users the hub made (their comment carries HUB_MARK), by name."""
+    return sorted(user.pw_name for user in pwd.getpwall() if user.pw_gecos.split(",")[0] == HUB_MARK)
+
+
+def remove_user(name: str) -> None:
+    """OS user `name` removed with their home, after whatever they still run (their server, its kernels)."""
+    subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+    done = account_command("userdel", "--remove", name)
+    # userdel says 12 when the home was already gone: the account is removed all the same.
+    if done.returncode not in (0, 12) and name in {user.pw_name for user in pwd.getpwall()}:
+        raise AccountError(f"userdel {name} failed: {done.stderr.strip()}")
+
+
+def remove_course_group(name: str, owns: Path) -> bool:
+    """OS group `name` removed when the hub made it (it owns `owns`, the course folder, and is no account's own
+    group: ensure_group's test), the folder given back to root's group; whether it was removed."""
+    try:
+        found = grp.getgrnam(name)
+    except KeyError:
+        return False
+    if any(user.pw_gid == found.gr_gid for user in pwd.getpwall()) or os.lstat(owns).st_gid != found.gr_gid:
+        raise AccountError(f"OS group {name} is not the hub's ({owns} is not its, or it is an account's own group): "
+                           "left as it is")
+    os.chown(owns, -1, 0)
+    done = account_command("groupdel", name)
+    if done.returncode != 0:
+        raise AccountError(f"groupdel {name} failed: {done.stderr.strip()}")
+    return True

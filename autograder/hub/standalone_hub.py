@@ -7,6 +7,7 @@ The state folder (never the course's tracked files) holds:
 The generated jupyterhub_config.py only calls `configure`, which reads hub.json: no value is written as code.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -21,6 +22,7 @@ from autograder.hub.hub_course import HubCourseError
 ADMIN_SERVICE = "autograder-hub-admin"  # the admin token's service: the tests, `make bench-hub`, the demo LMS
 PROXY_NAME = "configurable-http-proxy"
 HUB_FOLDER = "hub"
+HUB_DATABASE = "jupyterhub.sqlite"  # JupyterHub's own, in HUB_FOLDER
 SETTINGS_FILE, CONFIG_FILE, ADMIN_TOKEN_FILE = "hub.json", "jupyterhub_config.py", "admin-token"
 CONFIG_TEXT = '''"""Written by `autograder hub` at each start: its settings are in hub.json beside this file."""
 
@@ -79,6 +81,17 @@ def write_state(hub: StandaloneHub) -> Path:
     return config
 
 
+def hub_user_names(state: Path) -> list[str]:
+    """The users of the hub whose state folder is `state`, from its database (read-only); none without one."""
+    import sqlite3
+
+    database = Path(state) / HUB_FOLDER / HUB_DATABASE
+    if not database.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        return sorted(name for (name,) in db.execute("SELECT name FROM users"))
+
+
 def read_admin_token(state: Path) -> str:
     return (Path(state) / HUB_FOLDER / ADMIN_TOKEN_FILE).read_text().strip()
 
@@ -93,7 +106,7 @@ def configure(c: Any, config_file: str) -> None:
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.proxy_api_port}"
     c.ConfigurableHTTPProxy.command = [hub.proxy]
     c.ConfigurableHTTPProxy.pid_file = str(folder / "jupyterhub-proxy.pid")
-    c.JupyterHub.db_url = f"sqlite:///{folder / 'jupyterhub.sqlite'}"
+    c.JupyterHub.db_url = f"sqlite:///{folder / HUB_DATABASE}"
     c.JupyterHub.cookie_secret_file = str(folder / "jupyterhub_cookie_secret")
     c.JupyterHub.authenticator_class = hub.authenticator
     c.JupyterHub.services = [{"name": ADMIN_SERVICE, "api_token": read_admin_token(Path(hub.state))}]
