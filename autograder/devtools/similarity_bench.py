@@ -29,7 +29,7 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool
         read = time.perf_counter() - started
         comparison = evidence.compare(assignment, works, names, refused)
         seconds = time.perf_counter() - started
-        scores = evidence.pair_scores(works, names).scores
+        scores = evidence.best_scores(works, names)[0]
         dolos_runs = {}  # "template" / "no template" -> (seconds, similarity of each pair)
         if dolos:
             files = Path(folder) / "dolos"

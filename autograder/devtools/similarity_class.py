@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.devtools import similarity_disguises
 from autograder.devtools.catalogue import Answer, correct_answers, solution_sources, wrong_answers
 from autograder.devtools.repo import ROOT
 from autograder.grader_support.exercise import run_exercise
@@ -28,7 +29,10 @@ from autograder.grading.model import CellResult, SubmissionResult
 from autograder.nbgrader_glue.notebook import grade_id, is_solution
 from autograder.similarity.code_tokens import NAME, tokens
 
-DISGUISES = ("renamed", "reformatted", "reordered", "recommented", "fixed", "whole-file")
+# The first six are the benchmark's first (kept first: the tests' classes draw them in turn); then the disguises
+# that change tokens and nothing else (`similarity_disguises`, issue 43), and all of them at once.
+DISGUISES = ("renamed", "reformatted", "reordered", "recommented", "fixed", "whole-file",
+             *similarity_disguises.DISGUISES, "stacked")
 SCRATCH = ["print(np.ones((3, 2)).shape)", "print(W.shape)", "np.hstack((np.ones((3, 2)), np.ones((3, 3))))",
            "x = np.arange(6).reshape(3, 2)\nx", "help(np.concatenate)", "print('ok')"]
 NOTES = ["TODO: check the shapes again", "I was not sure about the axis here, I tried both",
@@ -122,7 +126,12 @@ def disguise(how: str, answers: dict[str, Answer], rng: random.Random, kept: fro
             fixed[exercise] = Answer(exercise, "reference", reference[exercise])
         return fixed
     change = {"renamed": lambda c: _renamed(rng, c, kept), "reformatted": _reformatted, "reordered": _reordered,
-              "recommented": _recommented}.get(how, lambda c: c)
+              "recommented": _recommented,
+              # renamed, then every disguise of `similarity_disguises` (the text-level ones above would cut a
+              # docstring that `ast.unparse` put on one line)
+              "stacked": lambda c: similarity_disguises.disguised("stacked", _renamed(rng, c, kept)),
+              }.get(how, lambda c: similarity_disguises.disguised(how, c) if how in similarity_disguises.DISGUISES
+                    else c)
     return {e: Answer(e, a.name, change(a.code), a.hint) for e, a in answers.items()}
 
 

@@ -338,11 +338,12 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
 
 def best_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
                 ) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], Scored]]:
-    """Every pair's score, the answers compared both as programs and as text (each with its own rarity in the
+    """Every pair's score, the answers compared in each of `program_form.FORMS` (each with its own rarity in the
     class), whichever scores higher, and the comparison it came from. As programs, every disguise is seen
     through, but a style honest students share (`result = ...` before `return`, `np.dot` for `@`) is set aside
-    with it, and their answers grow commoner; as text, such a style still tells students apart. A copy is
-    found by whichever of the two says more."""
+    with it, and their answers grow commoner; with their style (parentheses, `pass`, docstrings, dead code and
+    names set aside), and as text, such a style still tells students apart. A copy is found by whichever says
+    more."""
     scored = [pair_scores(works, names, weights, form) for form in FORMS]
     scores: dict[tuple[int, int], float] = {}
     source: dict[tuple[int, int], Scored] = {}
@@ -399,6 +400,7 @@ def groups(pairs: list[Pair]) -> list[list[str]]:
 
 
 ASIDE = {"program": "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside",
+         "style": "as written but for names, layout, comments, parentheses, pass statements and dead code",
          "text": "names, layout, comments and order aside"}
 
 
@@ -431,7 +433,8 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], scored: Sco
         worth = sum(bits(df[("code", exercise, v)], n) for v in shared) / max(len(mine), len(theirs))
         rarest = min(df[("code", exercise, v)] for v in shared)
         share = len(mine & theirs) / max(len(mine), len(theirs))
-        how = set_aside(a.answers[exercise], b.answers[exercise], names) if form == "program" else "as text, " + aside
+        how = (set_aside(a.answers[exercise], b.answers[exercise], names) if form == "program"
+               else ("as text, " if form == "text" else "") + aside)
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same {how} (its "
                               f"rarest shared part is in {_of(rarest, n)})", exercise))
     mine, theirs = _answer_sets(_bags(a, names, form)), _answer_sets(_bags(b, names, form))

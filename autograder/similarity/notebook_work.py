@@ -106,23 +106,45 @@ def answer_region(written: str, released: str, names: frozenset[str] = frozenset
     """The lines of `written` holding what the student typed into the cell: its tokens (`code_tokens.tokens`,
     the names the release defines kept, every other name, parameters included, one placeholder, and layout
     aside) are matched against the released cell's, and a line is kept when it holds a token the release does
-    not have there. So a def line split over two lines is still the release's, and so are the docstring and
-    starter code; a def line of a release function whose parameters were renamed is kept, so that the
-    comparison reads its body with the release's names (`program_form`)."""
+    not have there, parentheses aside. So a def line split over two lines is still the release's, and so are
+    the docstring and starter code; what follows the release's own `return` is dead code, left out; a def line
+    of a release function whose parameters were renamed is kept, so that the comparison reads its body with
+    the release's names (`program_form`)."""
     text = written[:MAX_CELL_CHARS]
     contract = signatures(names)
     defined = frozenset(n for n in names if n in contract or not _is_parameter(n, contract))
-    mine, theirs = tokens(text, defined), tokens(released, defined)
+    # Parentheses aside: `return (w_h)` is still the release's `return w_h` (a copier's parentheses would
+    # otherwise bring the release's starter lines into the answer).
+    mine = [t for t in tokens(text, defined) if t.text not in "()"]
+    theirs = [t for t in tokens(released, defined) if t.text not in "()"]
     matcher = difflib.SequenceMatcher(None, [t.text for t in theirs], [t.text for t in mine], autojunk=False)
     starts = [0] + [match.end() for match in re.finditer("\n", text)]
     lines = {bisect.bisect_right(starts, token.start) - 1 for tag, _, _, j1, j2 in matcher.get_opcodes()
              if tag in ("insert", "replace") for token in mine[j1:j2]}
+    text_lines = text.split("\n")
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        # Lines after the release's own `return` (kept by the student), as deep as it: dead code, not theirs.
+        for k in range(j1, j2) if tag == "equal" else []:
+            if mine[k].text != "return":
+                continue
+            at = bisect.bisect_right(starts, mine[k].start) - 1
+            if any(bisect.bisect_right(starts, t.start) - 1 == at for t in mine[:j1] + mine[j2:]):
+                continue  # a `return` of the student's own, or the release's changed
+            depth = _depth(text_lines[at])
+            after = at + 1
+            while after < len(text_lines) and (not text_lines[after].strip() or _depth(text_lines[after]) >= depth):
+                lines.discard(after)
+                after += 1
     for match in _DEF_LINE.finditer(text):
         given = [p.split("=")[0].split(":")[0].strip() for p in match[2].split(",") if p.strip()]
         if match[1] in contract and given != contract[match[1]][:len(given)]:
             lines.add(bisect.bisect_right(starts, match.start()) - 1)
     return "\n".join(text[starts[i]:starts[i + 1] if i + 1 < len(starts) else len(text)].rstrip("\n")
                      for i in sorted(lines))
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _is_parameter(name: str, contract: dict[str, list[str]]) -> bool:

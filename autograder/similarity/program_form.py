@@ -29,7 +29,7 @@ import heapq
 import math
 from dataclasses import dataclass
 
-from autograder.similarity.code_tokens import KEPT, MAX_TOKENS, STRING, Token, lexemes, tokens
+from autograder.similarity.code_tokens import KEPT, MAX_TOKENS, NAME, STRING, Token, lexemes, tokens
 from autograder.similarity.numpy_spellings import one_form
 
 MAX_NODES = 20_000  # syntax nodes an answer may have to be normalised (this course's answers: 10 to 300)
@@ -77,8 +77,11 @@ class _Stop(Exception):
 
 
 @functools.lru_cache(maxsize=8192)
-def program(source: str, kept: frozenset[str] = frozenset()) -> Program:
-    """`source` (an answer region) normalised and cut into tokens; never raises, whatever the text."""
+def program(source: str, kept: frozenset[str] = frozenset(), style: bool = False) -> Program:
+    """`source` (an answer region) normalised and cut into tokens; never raises, whatever the text. With
+    `style`, only what changes no style is set aside (parentheses, layout, comments, `pass`, docstrings, dead
+    code, keyword order, a renamed def line), every other name is `V`, and a style honest students share
+    (`np.dot` for `@`, a temporary before `return`, `1.0` for `1`) is kept to tell them apart."""
     raw = tokens(source, kept)
     marks: dict[str, list] = {d: [] for d in DISGUISES}
     marks["comments"] = [text[1:].strip() for kind, text, _, _ in lexemes(source) if kind == "comment"]
@@ -97,7 +100,7 @@ def program(source: str, kept: frozenset[str] = frozenset()) -> Program:
         _bounded(tree)
         marks["parentheses"] = [max(0, sum(t.text == "(" for t in raw) - ast.unparse(tree).count("("))]
         names = _Names(kept, signatures(kept))
-        tree.body = _normalised(tree.body, names, marks)
+        tree.body = _normalised(tree.body, names, marks, style)
         found = _emit(tree.body, offset, len(source), names, marks) + unparsed
     except Exception as exc:  # noqa: BLE001 - hostile text: a bound reached, or the interpreter's own limits
         why = str(exc) if isinstance(exc, _Stop) else type(exc).__name__
@@ -105,12 +108,16 @@ def program(source: str, kept: frozenset[str] = frozenset()) -> Program:
     return Program(tuple(found[:MAX_TOKENS]), _frozen(marks), problem)
 
 
-FORMS = ("program", "text")  # an answer compared as the program it is, and as its text (names and layout aside)
+# An answer compared as the program it is, as its syntax with its style (`program(style=True)`), and as its text
+# (names and layout aside): what each sets aside, and what it keeps to tell honest students apart.
+FORMS = ("program", "style", "text")
 
 
 def answer_tokens(source: str, kept: frozenset[str] = frozenset(), form: str = "program") -> list[Token]:
     """The tokens an answer is compared on, in `form` (one of FORMS)."""
-    return list(program(source, kept).tokens) if form == "program" else tokens(source, kept)
+    if form == "text":
+        return tokens(source, kept)
+    return list(program(source, kept, form == "style").tokens)
 
 
 def _as_text(raw: list[Token], marks: dict[str, list], problem: str) -> Program:
@@ -218,14 +225,20 @@ class _Names:
         return self.given[name]
 
 
-def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> list[ast.stmt]:
+def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list], style: bool = False
+                ) -> list[ast.stmt]:
     for node in ast.walk(ast.Module(body, [])):
         if isinstance(node, ast.Import):
             names.numpy |= {a.asname or a.name for a in node.names if a.name == "numpy"}
     body = _unwrapped(body, names, marks)
     names.assigned = set(_stored(ast.Module(body, [])))
     body = _cleaned(body, marks)
-    module = _Expressions(names, marks).visit(ast.Module(body, []))
+    module = _Expressions(names, marks, style).visit(ast.Module(body, []))
+    if style:
+        for node in ast.walk(module):
+            if isinstance(node, ast.Name) and not names.keeps(node.id) and node.id != NUMPY:
+                node.id = NAME
+        return module.body
     body = _inlined(module.body, names, marks)
     body = _ordered(body, names, marks)
     _operands(body, names, marks, placeholders=True)
@@ -287,8 +300,8 @@ class _Expressions(ast.NodeTransformer):
     """Keyword arguments ordered, NumPy's spellings as one form, whole numbers as numbers, constant `x if c
     else y` as its branch."""
 
-    def __init__(self, names: _Names, marks: dict[str, list]) -> None:
-        self.names, self.marks = names, marks
+    def __init__(self, names: _Names, marks: dict[str, list], style: bool = False) -> None:
+        self.names, self.marks, self.style = names, marks, style
 
     def visit_Name(self, node: ast.Name) -> ast.Name:
         if node.id in self.names.numpy and node.id != NUMPY:
@@ -302,7 +315,7 @@ class _Expressions(ast.NodeTransformer):
             self.marks["keyword order"].append(",".join(str(k.arg) for k in node.keywords))
             node.keywords = ordered
         spelled = ast.unparse(node.func)
-        form = one_form(node, NUMPY)
+        form = None if self.style else one_form(node, NUMPY)
         if form is None:
             return node
         self.marks["NumPy spellings"].append(spelled)
@@ -310,7 +323,8 @@ class _Expressions(ast.NodeTransformer):
 
     def visit_Constant(self, node: ast.Constant) -> ast.Constant:
         value = node.value
-        if isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) < 2**53:
+        whole = isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) < 2**53
+        if whole and not self.style:
             self.marks["numbers"].append(repr(value))
             node.value = int(value)
         return node
@@ -382,6 +396,13 @@ def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> lis
                 done += 1
                 continue
             i += 1
+    last = body[-1] if body else None
+    if (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
+            and not loads.get(last.targets[0].id)):
+        # What the answer assigns last and never reads is what the release's starter `return w_h` returns (a
+        # line of the release, not in the answer): `w_h = E` is `return E`.
+        marks["temporaries"].append(last.targets[0].id)
+        body[-1] = ast.copy_location(ast.Return(last.value), last)
     return body
 
 

@@ -1,0 +1,71 @@
+"""The numbers an accusation rests on (`similarity.evidence`), against values computed by hand: how many students
+make a feature common, its bits, a set of answers' bits, the threshold, flagging at it, and the caps."""
+
+import math
+
+import pytest
+
+from autograder.similarity.evidence import bits, common_count, compare, pair_scores, set_bits, threshold
+from autograder.similarity.notebook_work import StudentWork
+
+
+def test_common_is_a_tenth_of_the_class_and_at_least_eight():
+    assert [common_count(n) for n in (2, 60, 80, 89, 90, 100, 500)] == [8, 8, 8, 8, 9, 10, 50]
+
+
+def test_bits_by_hand():
+    # log2((c - 1) / (df - 1)), c = common_count(n)
+    assert bits(2, 60) == pytest.approx(2.807355, abs=1e-6)  # log2(7)
+    assert bits(3, 60) == pytest.approx(1.807355, abs=1e-6)  # log2(7 / 2)
+    assert bits(7, 60) == pytest.approx(0.222392, abs=1e-6)  # log2(7 / 6)
+    assert bits(2, 500) == pytest.approx(5.614710, abs=1e-6)  # log2(49)
+    assert bits(49, 500) == pytest.approx(0.029747, abs=1e-6)  # log2(49 / 48)
+    assert bits(9, 100) == pytest.approx(0.169925, abs=1e-6)  # log2(9 / 8)
+    # One student's feature, and a common one, are no evidence.
+    assert [bits(1, 60), bits(8, 60), bits(50, 500), bits(10, 100), bits(0, 60)] == [0.0] * 5
+
+
+def test_threshold_by_hand():
+    assert threshold(60) == pytest.approx(math.log2(1770) + 1.0)  # 60 * 59 / 2 pairs, the 1-bit margin
+    assert threshold(60) == pytest.approx(11.789, abs=1e-3)
+    assert threshold(500, 0.0) == pytest.approx(16.928, abs=1e-3)  # log2(124750)
+    assert threshold(2) == 1.0 and threshold(1) == 1.0
+
+
+def test_set_bits_by_hand():
+    # One answer that the pair and no one else of the 11 who answered wrote: log2(1 / (1/10)).
+    assert set_bits([({0, 1}, 11)], 1) == pytest.approx(3.321928, abs=1e-6)
+    # Two answers, each the pair and one other (not the same one): 2 x log2(1 / 0.2), less log2(2) tried.
+    assert set_bits([({0, 1, 2}, 11), ({0, 1, 3}, 11)], 2) == pytest.approx(3.643856, abs=1e-6)
+    # The same third student wrote both: without `pair`, a ring's member (left out), as apart;
+    assert set_bits([({0, 1, 2}, 11), ({0, 1, 2}, 11)], 2) == pytest.approx(3.643856, abs=1e-6)
+    # given the pair, a style: the second's chance is (1 + 2 x 0.2) / (1 + 2) = 0.4667, less log2(4) tried.
+    assert set_bits([({0, 1, 2}, 11), ({0, 1, 2}, 11)], 4, pair={0, 1}) == pytest.approx(1.421464, abs=1e-6)
+
+
+def _works(n: int, shared: dict) -> list[StudentWork]:
+    """`n` students with nothing in common but what students 0 and 1 share (`shared`: StudentWork fields)."""
+    works = [StudentWork(f"s{i:02d}", created_ids={f"own{i}": "x"}) for i in range(n)]
+    for work in works[:2]:
+        for name, value in shared.items():
+            setattr(work, name, dict(value))
+    return works
+
+
+def test_a_category_is_capped_and_outputs_count_half():
+    n = 20  # common at 8: a feature two students share is worth log2(7)
+    unit = math.log2(7)
+    ids = _works(n, {"created_ids": {f"id{k}": "cell" for k in range(5)}})
+    assert pair_scores(ids).scores[0, 1] == pytest.approx(2 * unit)  # five shared ids, capped at two's worth
+    outputs = _works(n, {"outputs": {"out": "(3, 5)"}})
+    assert pair_scores(outputs).scores[0, 1] == pytest.approx(0.5 * unit)
+    wrong = _works(n, {"wrong": {"sigmoid": "a", "formula_1": "b"}})
+    assert pair_scores(wrong).scores[0, 1] == pytest.approx(unit)  # two shared wrong answers, capped at one
+
+
+def test_a_pair_is_flagged_at_the_threshold_itself():
+    works = _works(2, {"created_ids": {"id0": "cell"}})  # one pair: log2(1) = 0, the threshold is the margin
+    score = pair_scores(works).scores[0, 1]
+    assert score == pytest.approx(math.log2(7))
+    assert [(p.a, p.b) for p in compare("a", works, margin=score).pairs] == [("s00", "s01")]
+    assert compare("a", works, margin=score + 1e-9).pairs == []

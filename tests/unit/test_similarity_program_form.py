@@ -1,0 +1,173 @@
+"""Answers compared as programs (`similarity.program_form`, issue 43): each disguise a copier reaches for, on this
+course's real answers (the catalogue's right and wrong ones), is seen through, and does not change what the
+answer does; answers that do different things stay different; a hostile answer costs a bounded time and is
+named; winnowing keeps what it must."""
+
+import time
+
+import pytest
+
+from autograder.devtools import similarity_disguises as sd
+from autograder.devtools.catalogue import correct_answers, wrong_answers
+from autograder.devtools.repo import ROOT
+from autograder.grading.reading import read_fast
+from autograder.similarity import program_form
+from autograder.similarity.code_tokens import MAX_TOKENS
+from autograder.similarity.evidence import set_aside
+from autograder.similarity.notebook_work import ReleasedNotebook, answer_region
+from autograder.similarity.program_form import program
+from autograder.similarity.winnowing import WINDOW, K, fingerprints, winnowed
+
+ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
+
+
+def _names(assignment: str) -> frozenset[str]:
+    cells = read_fast((ROOT / "release" / assignment / f"{assignment}.ipynb").read_bytes(), "release")["cells"]
+    return ReleasedNotebook.from_cells(assignment, cells).names
+
+
+NAMES = {a: _names(a) for a in ASSIGNMENTS}
+HSA = NAMES["hidden_state_activation"]
+
+
+def _answers(assignment: str, every: int = 1):
+    return (correct_answers(assignment) + wrong_answers(assignment))[::every]
+
+
+def _same(a: str, b: str, names: frozenset[str]) -> bool:
+    return program(a, names).texts == program(b, names).texts
+
+
+@pytest.mark.parametrize("how", [*sd.DISGUISES, "stacked"])
+def test_each_disguise_of_a_real_answer_is_seen_through(how):
+    changed = 0
+    for assignment, every in (("hidden_state_activation", 1), ("rnn_update_equations", 3)):
+        for answer in _answers(assignment, every):
+            disguised = sd.disguised(how, answer.code)
+            changed += disguised != answer.code
+            assert _same(disguised, answer.code, NAMES[assignment]), (answer.label, disguised)
+    assert changed >= 10  # the disguise did change the text of answers it applies to
+
+
+def test_the_disguises_leave_the_program_as_it_was():
+    # One answer of each exercise, each disguise: the graders' verdict is the original's, value for value.
+    assignment = "hidden_state_activation"
+    firsts = {}
+    for answer in _answers(assignment):
+        firsts.setdefault((answer.exercise, answer.label in {a.label for a in wrong_answers(assignment)}), answer)
+    for answer in firsts.values():
+        for how in [*sd.DISGUISES, "stacked"]:
+            assert sd.same_behaviour(assignment, answer.exercise, answer.code, sd.disguised(how, answer.code)), (
+                answer.label, how)
+
+
+def test_a_disguise_that_changes_the_program_is_caught_by_the_check():
+    answer = next(a for a in correct_answers("hidden_state_activation") if a.label == "formula_2/dot")
+    swapped = answer.code.replace("np.dot(w_hh, h_t_prev)", "np.dot(w_hx, h_t_prev)")
+    assert not sd.same_behaviour("hidden_state_activation", "formula_2", answer.code, swapped)
+
+
+def test_answers_that_do_different_things_stay_different():
+    # Every pair of answers to one exercise that the normalisation makes one program gets the same verdict from
+    # the graders; and the merges are only those the table of NumPy spellings names.
+    assignment = "hidden_state_activation"
+    merged = []
+    answers = _answers(assignment)
+    for i, a in enumerate(answers):
+        for b in answers[i + 1:]:
+            if a.exercise == b.exercise and _same(a.code, b.code, HSA):
+                assert sd.same_behaviour(assignment, a.exercise, a.code, b.code), (a.label, b.label)
+                merged.append((a.label, b.label))
+    assert len(merged) == 4  # hstack/concatenate, np.dot/np.matmul, vstack/axis-0, hstack/axis-1
+    assert len({program(a.code, HSA).texts for a in answers}) == len(answers) - 4
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("return w_hh @ h_t_prev + w_hx @ x_t", "return w_hh @ x_t + w_hx @ h_t_prev"),  # the assignment's names swapped
+    ("def formula_2(w_hh, w_hx, h_t_prev, x_t):\n    return w_hh @ h_t_prev", "return w_hx @ h_t_prev"),
+    ("return np.hstack((w_hh, w_hx))", "return np.vstack((w_hh, w_hx))"),  # attribute names are not names
+    ("return np.hstack((w_hh, w_hx))", "return np.hstack((w_hx, w_hh))"),
+    ("return [h_t_prev] + [x_t]", "return [x_t] + [h_t_prev]"),  # a sequence's + is not commutative
+    ("return w_hh - w_hx", "return w_hx - w_hh"),
+    ("return w_hh @ w_hx", "return w_hx @ w_hh"),
+    ("a = w_hh\nb = w_hx\nreturn a @ b", "a = w_hh\nb = w_hx\nreturn b @ a"),
+    ("y = x_t + 1\nreturn y * y", "y = x_t + 1\nz = x_t + 1\nreturn y * z"),
+    ("return np.concatenate((w_hh, w_hx), axis=0)", "return np.concatenate((w_hh, w_hx), axis=1)"),
+    ("return 1 / (1 + np.exp(-z))", "return 1 / (1 + np.exp(z))"),
+])
+def test_programs_that_differ_stay_different(a, b):
+    assert not _same(a, b, HSA)
+
+
+def test_a_renamed_def_line_is_read_with_the_releases_names():
+    body = "    return np.dot(w_hh, h_t_prev) + np.dot(w_hx, x_t)"
+    renamed = "def formula_2(a, b, c, d):\n    return np.dot(a, c) + np.dot(b, d)"
+    assert _same(body, renamed, HSA)
+    swapped = "def formula_2(b, a, c, d):\n    return np.dot(a, c) + np.dot(b, d)"  # parameters swapped: not so
+    assert not _same(body, swapped, HSA)
+    # The answer region of a cell whose def line was renamed keeps that line; of one whose def line is the
+    # release's, not.
+    released = "def formula_2(w_hh, w_hx, h_t_prev, x_t):\n    raise NotImplementedError()\n    return product"
+    assert answer_region(renamed, released, HSA).startswith("def formula_2(a, b, c, d):")
+    assert answer_region("def formula_2(w_hh, w_hx, h_t_prev, x_t):\n" + body, released, HSA) == body
+
+
+def test_an_answer_that_does_not_parse_is_compared_on_what_parses_and_named():
+    text = "    q = w_hh @ h_t_prev\n    y = np.hstack((q, x_t)\n    return np.tanh(q)"
+    found = program(text, HSA)
+    assert found.problem.startswith("does not parse (line 2: '(' was never closed)")
+    assert "\n" not in found.problem
+    # What parses is normalised (the temporary inlined: the line that does not parse is not read); the rest is
+    # its text, names as V.
+    texts = " ".join(found.texts)
+    assert texts == "return np . tanh ( w_hh @ h_t_prev ) V = np . hstack ( ( V , x_t )"
+    assert program("    return w_hh @ x_t", HSA).problem == ""
+
+
+@pytest.mark.parametrize(("text", "bound"), [
+    ("x = 1 + 2 * 3\n" * 8000, f"{MAX_TOKENS} tokens"),
+    ("x = [" + "1, " * 1200 + "]\n" * 1 + "y = x\n" * 300, f"{program_form.MAX_NODES} syntax nodes"),
+    ("y = " + "-" * 150 + "1", f"nested deeper than {program_form.MAX_DEPTH}"),
+])
+def test_a_hostile_answer_stops_at_a_bound_and_says_so(text, bound, monkeypatch):
+    monkeypatch.setattr(program_form, "MAX_NODES", 2000)  # the same code path, at a size a test affords
+    started = time.process_time()
+    found = program.__wrapped__(text, HSA)
+    assert time.process_time() - started < 1.0
+    assert found.problem.startswith("normalisation stopped at its bound (") and bound.split()[-1] in found.problem
+    assert 0 < len(found.tokens) <= MAX_TOKENS
+
+
+def test_the_bounds_hold_at_their_real_values():
+    started = time.process_time()
+    found = program.__wrapped__("x = w_hh + 1\n" * 800, HSA)  # 4800 tokens, 6400 syntax nodes: under the bounds
+    assert found.problem == "" and len(found.tokens) <= MAX_TOKENS
+    assert time.process_time() - started < 3.0
+    assert program.__wrapped__("(" * 300 + ")" * 300, HSA).problem.startswith("does not parse")
+
+
+def test_winnowing_keeps_the_rightmost_smallest_of_every_window_and_the_last():
+    source = "a = 1\nb = 2\n" * 6 + "c = a + b\nreturn np.tanh(c @ w_hh)"  # repeated k-grams: equal hashes
+    tokens = list(program(source, HSA).tokens)
+    grams = winnowed(tokens, winnow=False)
+    assert len(grams) == len(tokens) - K + 1
+    chosen = winnowed(tokens)
+    kept = {(f.value, f.start, f.end) for f in chosen}
+    for i in range(len(grams) - WINDOW + 1):
+        window = grams[i:i + WINDOW]
+        smallest = min(g.value for g in window)
+        rightmost = max(j for j, g in enumerate(window) if g.value == smallest)
+        assert (window[rightmost].value, window[rightmost].start, window[rightmost].end) in kept, i
+    assert len(chosen) == len({(f.value, f.start) for f in chosen})  # no fingerprint twice in a row
+    assert fingerprints("x", HSA) and len(fingerprints("return x", HSA)) == 1  # a short answer still counts
+
+
+def test_the_evidence_says_which_disguises_were_seen_through():
+    original = "    z = np.dot(w_hh, h_t_prev)\n    return z + b_h"
+    copy = "    # mine\n    my_z = ((w_hh) @ (h_t_prev))\n    pass\n    return (b_h + my_z)"
+    assert _same(original, copy, HSA)
+    said = set_aside(original, copy, HSA)
+    assert said.startswith("once ") and said.endswith(" are set aside")
+    for disguise in ("comments", "parentheses", "pass statements", "NumPy spellings", "temporaries", "operand order"):
+        assert disguise in said
+    assert set_aside(original, original, HSA) == "as written"
