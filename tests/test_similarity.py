@@ -217,6 +217,9 @@ def test_the_report_section_renders_and_passes_axe(comparison, tmp_path):
             pair = page.locator('section[data-pair="ana bob"]')
             assert pair.locator("mark").count() >= 2  # the shared code, highlighted on both sides
             assert pair.locator("[data-exercise-pair]").first.locator("figure").count() == 2  # side by side
+            # In words, what was seen through: bob renamed and reformatted ana's answers.
+            seen = pair.locator("[data-seen-through]").first.inner_text()
+            assert "the same program once" in seen and "names" in seen and "layout" in seen
             assert page.locator('[data-group="cat dan eli"]').count() == 1
             assert page.evaluate("document.documentElement.scrollWidth") <= 1000
             pair.scroll_into_view_if_needed()

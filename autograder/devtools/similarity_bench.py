@@ -22,6 +22,7 @@ MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
 
 def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool, one_style: bool = False) -> dict:
     labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings, one_style=one_style)
+    checked = similarity_class.semantics_checked(assignment, labelled)
     with tempfile.TemporaryDirectory() as folder:
         similarity_class.write(Path(folder), assignment, labelled, seed=seed)
         started = time.perf_counter()
@@ -56,7 +57,7 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool
                 disguise[how] = (found + (pair in flagged), total + 1)
     return {"seconds": seconds, "read": read, "flagged": flagged, "planted": labelled.planted, "at": at,
             "honest_top": honest_top - evidence.threshold(len(works), 0.0), "disguise": disguise,
-            "threshold": comparison.threshold, "dolos": dolos_runs}
+            "threshold": comparison.threshold, "dolos": dolos_runs, "checked": checked}
 
 
 def main() -> None:
@@ -88,6 +89,9 @@ def main() -> None:
         planted = sum(len(r["planted"]) for r in runs)
         print(f"  margin {margin:4g}: precision {hits / max(1, flagged):.2f}, recall {hits / planted:.2f} "
               f"({flagged - hits} honest pairs flagged)")
+    broken = [line for r in runs for line in r["checked"][1]]
+    print(f"disguised answers run against their originals on the graders' inputs: {sum(r['checked'][0] for r in runs)}"
+          f", {len(broken)} behaving otherwise" + "".join(f"\n  {line}" for line in broken))
     print("recall by disguise (pairs with a copier so disguised), at the default margin:")
     totals: dict[str, tuple[int, int]] = {}
     for r in runs:
@@ -96,7 +100,7 @@ def main() -> None:
             totals[how] = (before[0] + found, before[1] + total)
     for how in similarity_class.DISGUISES:
         found, total = totals.get(how, (0, 0))
-        print(f"  {how:12} {found}/{total}")
+        print(f"  {how:13} {found}/{total}")
     print(f"median time to compare a class: {statistics.median(r['seconds'] for r in runs):.2f} s")
     if not args.no_dolos:
         _print_dolos(runs)

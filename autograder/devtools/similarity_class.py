@@ -197,6 +197,26 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
     return result
 
 
+def semantics_checked(assignment: str, labelled: LabelledClass) -> tuple[int, list[str]]:
+    """Every disguised answer of the planted copies run against its original (`similarity_disguises.
+    same_behaviour`: the graders' verdict, value for value), but the copier who fixed an error on purpose: how
+    many were checked, and one line for each that behaves otherwise (none, or the disguise is broken)."""
+    by_name = {student.name: student for student in labelled.students}
+    checked, broken = 0, []
+    for group in labelled.groups:
+        source = by_name[group[0]]
+        for name in group[1:]:
+            if name.endswith("-fixed"):
+                continue
+            for exercise, answer in by_name[name].answers.items():
+                original = source.answers[exercise].code
+                if answer.code != original:
+                    checked += 1
+                    if not similarity_disguises.same_behaviour(assignment, exercise, original, answer.code):
+                        broken.append(f"{name}: {exercise} ({source.answers[exercise].label}) behaves otherwise")
+    return checked, broken
+
+
 def _notebook(release: dict, student: Student, rng: random.Random) -> dict:
     """The release with the student's answers, their scratch cells and notes, and their execution counts."""
     nb = json.loads(json.dumps(release))

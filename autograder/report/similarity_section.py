@@ -5,7 +5,8 @@ it accuses nobody. Every text from a notebook is escaped: it is the students' ow
 from html import escape
 
 from autograder.display.terminal import count
-from autograder.similarity.evidence import Comparison, Pair
+from autograder.similarity.evidence import Comparison, Pair, set_aside
+from autograder.similarity.program_form import program
 from autograder.similarity.winnowing import shared_spans
 
 MAX_PAIRS = 60  # pairs shown in full; the CSV has them all
@@ -20,6 +21,7 @@ CSS = """
 .side figure { margin: 0; min-width: 0; }
 .side pre { margin: 2px 0 0; padding: 6px 8px; background: #f5f7fa; border: 1px solid #e4e7eb; border-radius: 4px;
             font-size: 12.5px; overflow-x: auto; max-height: 320px; }
+.seen { margin: 8px 0 0; font-size: 13.5px; }
 mark { background: #ffe08a; color: #1f2933; border-radius: 2px; }
 """
 
@@ -42,6 +44,8 @@ def _side_by_side(pair: Pair, comparison: Comparison) -> str:
     for exercise in exercises:
         mine, theirs = a.answers.get(exercise, ""), b.answers.get(exercise, "")
         blocks.append(
+            f'<p class="seen" data-seen-through="{escape(exercise)}">{escape(exercise)}: '
+            f"{escape(_seen(mine, theirs, comparison))}</p>"
             f'<div class="side" data-exercise-pair="{escape(exercise)}">'
             + "".join(f"<figure><figcaption>{escape(who)}: <code>{escape(exercise)}</code></figcaption>"
                       f'<pre tabindex="0" aria-label="{escape(who)}\'s answer to {escape(exercise)}"><code>'
@@ -49,6 +53,17 @@ def _side_by_side(pair: Pair, comparison: Comparison) -> str:
                       for who, text, other in ((pair.a, mine, theirs), (pair.b, theirs, mine)))
             + "</div>")
     return "".join(blocks)
+
+
+def _seen(mine: str, theirs: str, comparison: Comparison) -> str:
+    """What the comparison saw through, in words: "the same program once parentheses and names are set
+    aside", or which disguises it set aside before finding the parts highlighted."""
+    aside = set_aside(mine, theirs, comparison.names)
+    if program(mine, comparison.names).texts == program(theirs, comparison.names).texts:
+        return "the same program " + ("as written" if aside == "as written" else aside) + "."
+    listed = aside.removeprefix("once ").removesuffix(" set aside").removesuffix(" are").removesuffix(" is")
+    return "not the same program; what both wrote is highlighted" + (
+        "" if aside == "as written" else f" ({listed} set aside)") + "."
 
 
 def section(comparison: Comparison | None, problem: str = "") -> str:
