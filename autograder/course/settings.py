@@ -300,6 +300,9 @@ def read_course(folder: Path, required: bool = True, rooted: bool = False,
     from autograder.graders import use_folder
 
     use_folder(settings.graders)  # whatever this process grades or reports on, it does with the course's graders
+    from autograder.grades.exercise_order import use_course
+
+    use_course(settings.course_id, lambda assignment: settings.path("source", ".", assignment))  # listings' order
     settings.sandbox_level  # noqa: B018 - a wrong c.Autograder.accept_bare_sandbox is one line, here
     settings.limits  # noqa: B018 - so is a c.Execute.timeout that is not a number, before any student is graded
     return settings

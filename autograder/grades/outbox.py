@@ -96,19 +96,23 @@ def attempt_comment(submitted_at: str | None, exercises: Iterable[tuple[str, flo
 
 
 def counted_scores(sql: Sql, assignment: str, students: Iterable[str] | None = None) -> dict[str, CountedScore]:
-    """Each student's counted score of `assignment` as the gradebook holds it now (in the caller's transaction):
-    the students with a submission (one holding only an extension, granted before any work, counts as none),
-    scored by `grades.arithmetic` with the late penalties `grades.settle` stored."""
+    """Each student's counted score of `assignment` as the gradebook holds it now (in the caller's transaction),
+    its comment listing the exercises in the notebook's order (`grades.exercise_order`): the students with a
+    submission (one holding only an extension, granted before any work, counts as none), scored by
+    `grades.arithmetic` with the late penalties `grades.settle` stored."""
     from autograder.grades.arithmetic import stored_grade
+    from autograder.grades.exercise_order import cell_order
     from autograder.grades.facts import read_facts
 
     result: dict[str, CountedScore] = {}
-    for student, facts in read_facts(lambda q, p: sql.rows(q, p), assignment, students, labels=False).items():
+    found = read_facts(lambda q, p: sql.rows(q, p), assignment, students, labels=False)
+    order = cell_order(lambda q, p: sql.rows(q, p), assignment) if found else None  # once for every student
+    for student, facts in found.items():
         grade = stored_grade(facts)
         when = _stamp_text(facts.arrived)
-        exercises = sorted((c.notebook, c.cell, c.score, c.max_score) for c in facts.cells if c.exercise)
-        comment = attempt_comment(when, ((cell.removeprefix("test_"), score, most) for _, cell, score, most
-                                         in exercises), grade.penalty, grade.score, grade.max_score)
+        exercises = order.sorted((c for c in facts.cells if c.exercise), lambda c: (c.notebook, c.cell))
+        comment = attempt_comment(when, ((c.cell.removeprefix("test_"), c.score, c.max_score) for c in exercises),
+                                  grade.penalty, grade.score, grade.max_score)
         result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment)
     return result
 

@@ -129,6 +129,7 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
     """Scores of every student in the gradebook for `assignments`, with per-exercise detail, each computed by
     `grades.arithmetic` (`grade_rules`: the course's late rules)."""
     from autograder.deadlines.schedule import Outcome
+    from autograder.grades.exercise_order import cell_order
     from autograder.grades.outbox import SessionSql
 
     if not assignments:
@@ -144,11 +145,10 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
     grades: dict[tuple[str, str], StudentGrade] = {}
     for name in assignments:
         assignment = gradebook.find_assignment(name)
-        exercises = tuple(
-            Exercise(notebook.name, cell.name, float(cell.max_score))
-            for notebook in sorted(assignment.notebooks, key=lambda n: n.name)
-            for cell in sorted(notebook.grade_cells, key=lambda c: c.name)
-        )
+        order = cell_order(SessionSql(gradebook.db).rows, name)  # the notebook's, as the feedback page lists them
+        exercises = tuple(order.sorted((Exercise(notebook.name, cell.name, float(cell.max_score))
+                                        for notebook in assignment.notebooks for cell in notebook.grade_cells),
+                                       lambda e: (e.notebook, e.cell)))
         info = AssignmentInfo(name, float(assignment.max_score), exercises, assignment.duedate)
         infos.append(info)
         computed = grade_rules.grades(SessionSql(gradebook.db).rows, name)

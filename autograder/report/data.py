@@ -10,14 +10,13 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 from nbgrader.api import Course, Gradebook, MissingEntry
 
 from autograder.course.settings import CourseSettings, SettingsError, read_course, shown_url, sqlite_path
 from autograder.deadlines.rules import LateRules
 from autograder.grader_support.hints import hint_text
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
-from autograder.nbgrader_glue.notebook import NO_RESPONSE, grade_id
+from autograder.nbgrader_glue.notebook import NO_RESPONSE
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
 from autograder.report.deadline_rows import DeadlineRow, deadline_rows
 from autograder.similarity import Comparison, SimilarityError, compare_class
@@ -242,28 +241,20 @@ def open_gradebook(settings: CourseSettings) -> Gradebook:
         raise ReportError(str(exc)) from None
 
 
-def _cell_order(settings: CourseSettings, assignment: str, notebook: str) -> dict[str, int]:
-    """The grade cells' positions in the source notebook; the gradebook keeps no order of its own."""
-    path = settings.path("source", ".", assignment) / f"{notebook}.ipynb"
-    try:
-        cells = nbformat.read(str(path), as_version=4).cells
-    except Exception:  # no source here (e.g. a copied gradebook): fall back to the gradebook's order
-        return {}
-    return {grade_id(cell): index for index, cell in enumerate(cells) if grade_id(cell)}
-
-
 def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) -> list[Exercise]:
     try:
         record = gradebook.find_assignment(assignment)
     except MissingEntry:
         known = ", ".join(sorted(a.name for a in gradebook.assignments)) or "none"
         raise ReportError(f"unknown assignment {assignment!r} (the gradebook has: {known})") from None
+    from autograder.grades.exercise_order import cell_order
+    from autograder.grades.outbox import SessionSql
+
     notebooks = list(record.notebooks)
+    order = cell_order(SessionSql(gradebook.db).rows, assignment)  # the one order of every listing
     exercises = []
     for notebook in notebooks:
-        order = _cell_order(settings, assignment, notebook.name)
-        cells = sorted(notebook.grade_cells, key=lambda cell: order.get(cell.name, len(order)))
-        for cell in cells:
+        for cell in order.sorted(notebook.grade_cells, lambda cell, nb=notebook.name: (nb, cell.name)):
             label = cell.name.removeprefix("test_")
             if len(notebooks) > 1:
                 label = f"{notebook.name}/{label}"

@@ -23,7 +23,8 @@ from autograder.grading.model import CellResult, Outcome, SubmissionResult
 from autograder.grading.writer import GradebookWriter
 from autograder.lms.gradebook import course_rules, read_gradesheet
 from autograder.lms.outbox_sender import LtiSender, open_outbox
-from tests.lms.conftest import DUE, HSA, HSA_CELLS, Course, TenPercentPerDay, run_cli
+from tests.lms.conftest import DUE, HSA, HSA_CELLS, RUE, Course, TenPercentPerDay, run_cli
+from tests.lms.notebook_order import RUE_ORDER, with_rue_notebook
 from tests.lms.nrps_platform import AdvantagePlatform, Garble
 
 LINE = "1"  # the first line item the platform makes
@@ -89,6 +90,29 @@ def test_every_path_that_changes_a_score_queues_it_with_the_grade(in_course: Cou
     newest = {r.student: r for r in rows(in_course)}
     assert (newest["ada"].origin, newest["ada"].score) == (DETECTED, 45)
     assert newest["bob"].origin == DETECTED, "graded before the outbox existed: queued when first scanned"
+
+
+def test_the_comment_lists_the_exercises_in_the_notebook_order(in_course: Course) -> None:
+    """Built in the grading run's transaction, in the order of source/<assignment>/<notebook>.ipynb (the feedback
+    page's), not by name."""
+    from autograder.course.settings import read_course
+
+    with_rue_notebook(in_course)
+    read_course(in_course.root)  # as every grading command does: where the course's source notebooks are
+    book = writer(in_course)
+    try:
+        cells = [CellResult(cell, most, most) for cell, most in RUE_ORDER.items()]
+        for student in ("bob", "cyd"):
+            book.add(Outcome(SubmissionResult(student, RUE, cells=cells)), "2025-03-02 16:00:00.000000 UTC", {})
+        book.commit()
+    finally:
+        book.close()
+    with open_outbox(in_course.root) as db:
+        comments = [r.comment for r in history(db, RUE)]
+    assert len(comments) == 2
+    for comment in comments:
+        listed = comment.split(": ", 1)[1].split("; ")[0].split(", ")
+        assert [part.split()[0] for part in listed] == [cell.removeprefix("test_") for cell in RUE_ORDER]
 
 
 def test_a_regrade_queues_what_it_changed_and_names_itself(in_course: Course) -> None:

@@ -5,9 +5,10 @@ import csv
 import io
 
 from autograder.display.terminal import visible
-from tests.lms.conftest import HSA, HSA_CELLS, run_cli, write_config
+from tests.lms.conftest import HSA, HSA_CELLS, RUE, run_cli, write_config
+from tests.lms.notebook_order import RUE_ORDER, with_rue_notebook
 
-EXERCISES = sorted(cell.removeprefix("test_") for cell in HSA_CELLS)  # the gradebook's order: by name
+EXERCISES = sorted(cell.removeprefix("test_") for cell in HSA_CELLS)  # no source notebook here: by name
 FORMULA = "=HYPERLINK(\"http://x\",\"y\")\x1b[2J"
 
 
@@ -51,3 +52,15 @@ def test_an_unknown_assignment_or_no_gradebook_is_one_line(in_course, capsys, tm
     err = capsys.readouterr().err
     assert err.startswith("autograder scores: ") and "no gradebook yet" in err and err.count("\n") == 1
     assert not (empty / "gradebook.db").exists()  # looking made none
+
+
+def test_the_columns_follow_the_source_notebook_not_the_names(in_course, capsys):
+    """As the student's feedback page lists them: the order of source/<assignment>/<notebook>.ipynb."""
+    with_rue_notebook(in_course)
+    assert run_cli("scores", RUE, "--csv") == 0
+    header = next(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert header == ["student", *(cell.removeprefix("test_") for cell in RUE_ORDER), "total"]
+    assert run_cli("scores", RUE) == 0
+    table = capsys.readouterr().out
+    assert [table.index(f" {cell.removeprefix('test_')} ") for cell in RUE_ORDER] == sorted(
+        table.index(f" {cell.removeprefix('test_')} ") for cell in RUE_ORDER)
