@@ -30,7 +30,7 @@ from autograder.grades.points import fmt
 from . import lti
 from .errors import LmsError
 from .gradebook import Linkable
-from .lms_settings import Settings
+from .lms_settings import Settings, deployment_ids
 from .retry import RetryPolicy
 
 SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
@@ -115,8 +115,8 @@ def respond(settings: Settings, private_pem: str, launch: dict[str, t.Any], assi
     if "ltiResourceLink" not in accept:
         raise LmsError("the LMS does not accept an LTI resource link here")
     deployment = str(launch.get(DEPLOYMENT_CLAIM) or "")
-    expected = settings.get("lti", "deployment_id")
-    if not deployment or (expected and deployment != str(expected)):
+    expected = deployment_ids(settings)
+    if not deployment or (expected and deployment not in expected):
         raise LmsError("the deep linking request is from another deployment")
     ags_claim = launch.get(AGS_CLAIM) if isinstance(launch.get(AGS_CLAIM), dict) else {}
     lineitems_url = str(ags_claim.get("lineitems") or settings.require("lti", "lineitems_url"))

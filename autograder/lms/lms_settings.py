@@ -29,13 +29,15 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "brightspace": {"key": str, "items": dict},
     # auth_login_url, jwks_url, deployment_ids, context_id, resource_links: what a JupyterHub's LTI 1.3 login
     # checks a launch against (autograder/hub/course_registration.py).
-    "lti": {"issuer": str, "client_id": str, "deployment_id": str, "token_url": str, "audience": str,
+    "lti": {"issuer": str, "client_id": str, "token_url": str, "audience": str,
             "lineitems_url": str, "memberships_url": str, "private_key_env": str, "private_key_file": str,
             "user_id": str, "assignments": dict, "auth_login_url": str, "jwks_url": str, "deployment_ids": list,
             "context_id": str, "resource_links": dict},
     "push": {"retries": int, "backoff_seconds": (int, float), "poll_seconds": (int, float),
              "scan_seconds": (int, float)},
 }
+# Keys an earlier release read, each with what replaces it: refused by name, never silently ignored.
+RENAMED = {("lti", "deployment_id"): "use deployment_ids, a list of the platform's deployment ids"}
 SECRET_WORDS = ("token", "secret", "password", "private_key", "api_key")
 SECRET_POINTERS = ("token_env", "token_file", "private_key_env", "private_key_file")
 
@@ -98,6 +100,16 @@ class Settings:
         )
 
 
+def deployment_ids(settings: Settings) -> list[str]:
+    """The platform's deployment ids this course accepts (`[lti] deployment_ids`, what the hub's login checks a
+    launch against), in the file's order; empty when none is listed."""
+    found = settings.get("lti", "deployment_ids", [])
+    if not all(isinstance(d, str) and d for d in found):
+        raise LmsError(f"{settings.path}: [lti] deployment_ids must be a list of the platform's deployment ids "
+                       "(non-empty strings)")
+    return list(found)
+
+
 def check_outside_course(settings: Settings, secret_path: Path, key: str) -> None:
     """A secret file inside the course folder could be committed or released with it: refuse it."""
     course = settings.course.resolve()
@@ -121,6 +133,8 @@ def _check(path: Path, data: dict[str, Any]) -> None:
                     f"or a file outside the course folder, never in {path.name}"
                 )
             expected = SCHEMA[section].get(key)
+            if (section, key) in RENAMED:
+                raise LmsError(f"{path}: [{section}] {key} is not read: {RENAMED[section, key]}")
             if expected is None:
                 raise LmsError(f"{path}: unknown key {key!r} in [{section}] (known: {', '.join(SCHEMA[section])})")
             if not isinstance(value, expected) or isinstance(value, bool):

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from .identity import IDENTITY_TABLE, Person, load_people, save_people
 from .launch_identity import LaunchedPerson, LaunchKey, names_in, new_name
+from .lms_settings import Settings, deployment_ids
 from .nrps import Member
 from .roster_import import validate
 
@@ -105,4 +106,12 @@ def sync_course(course: Path) -> tuple[int, SyncResult]:
     members = fetch_members(settings, key, policy_from_settings(settings))
     with open_gradebook(course, must_exist=False) as gradebook:
         return len(members), sync_roster(gradebook, members, settings.require("lti", "issuer"),
-                                         str(settings.get("lti", "deployment_id", "")))
+                                         roster_deployment(settings))
+
+
+def roster_deployment(settings: Settings) -> str:
+    """The deployment a synced learner's key is made with (their name is the one their first launch would give):
+    the one `[lti] deployment_ids` lists, or, when it lists several, the first (the membership does not say
+    which deployment a member launches through: list first the one the course's links are placed under).
+    Empty when none is listed."""
+    return next(iter(deployment_ids(settings)), "")

@@ -89,7 +89,7 @@ def lti_settings(lms: AdvantagePlatform, poll_seconds: float = 0.05) -> str:
 [lti]
 issuer = "{lms.issuer}"
 client_id = "{lms.client_id}"
-deployment_id = "{lms.deployment_id}"
+deployment_ids = ["{lms.deployment_id}"]
 token_url = "{lms.token_url}"
 lineitems_url = "{lms.base}/lineitems"
 memberships_url = "{lms.memberships_url}"
