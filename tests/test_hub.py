@@ -13,6 +13,7 @@ import re
 import secrets
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -200,6 +201,30 @@ def test_the_instructor_group_reaches_the_formgrader_on_the_course(course):
     (ann, _), _ = course.students.items()
     assert f"instructors-{COURSE_ID}" not in subprocess.run(["id", "-nG", ann], capture_output=True,
                                                              text=True).stdout.split()
+
+
+def test_an_instructors_server_named_for_their_course_runs_its_formgrader_and_no_other_is_started(course):
+    """Where an instructor's launch sends them (lti_login.get_next_url): their server named for the launch's course,
+    with that course's formgrader; a server named for a course they do not teach, or a student's named for theirs,
+    is refused. (~6 CPU-s: one more server)"""
+    teacher, api = course.instructor
+    admin = course.hub.admin
+    (student, _), _ = course.students.items()
+    for name, server in ((teacher, "another-course"), (student, COURSE_ID)):
+        refused = admin.hub("POST", f"/users/{name}/servers/{server}")
+        assert refused.status_code >= 400, (name, server, refused.text[:300])
+        assert "is the formgrader of that course" in refused.text + course.hub.log()
+        assert not admin.hub("GET", f"/users/{name}").json()["servers"].get(server, {}).get("ready")
+    assert admin.hub("POST", f"/users/{teacher}/servers/{COURSE_ID}").status_code in (201, 202)
+    deadline = time.monotonic() + 180
+    while not admin.hub("GET", f"/users/{teacher}").json()["servers"].get(COURSE_ID, {}).get("ready"):
+        assert time.monotonic() < deadline, course.hub.log()[-3000:]
+        time.sleep(0.5)
+    try:
+        listed = api.server(teacher, "GET", f"/{COURSE_ID}/formgrader/api/assignments")
+        assert listed.status_code == 200 and ASSIGNMENT in {a["name"] for a in listed.json()}, listed.text[:500]
+    finally:
+        admin.hub("DELETE", f"/users/{teacher}/servers/{COURSE_ID}")
 
 
 def test_a_submission_through_the_students_server_is_graded_by_the_watch_service_and_feedback_fetched(course):

@@ -189,7 +189,8 @@ def test_a_students_session_reaches_no_formgrader(loop):
 
 def test_an_instructors_launch_reaches_the_formgrader_with_the_assignment(loop):
     page = loop.launch(GRACE, INSTRUCTOR)
-    page.wait_for_url(re.compile(rf"/user/{INSTRUCTOR}/formgrader"), timeout=SPAWN_TIMEOUT_MS)
+    # Her server named for the launch's course (nbgrader's formgrader serves one course per server).
+    page.wait_for_url(re.compile(rf"/user/{INSTRUCTOR}/{COURSE_ID}/formgrader"), timeout=SPAWN_TIMEOUT_MS)
     page.get_by_text("Manage Assignments").first.wait_for()
     page.get_by_role("link", name=ASSIGNMENT).first.wait_for()
     page.screenshot(path=str(SHOTS / "page-hub-loop-formgrader.png"), full_page=True)

@@ -189,7 +189,7 @@ def test_a_student_s_launch_logs_in_as_one_safe_name_in_the_student_group_and_op
     assert action == f"{world.hub.hub_url}lti13/oauth_callback"
     response = post(world, session, form)
     assert response.status_code == 302, response.text
-    assert response.headers["Location"] == f"/hub/user-redirect/lab/tree/{ASSIGNMENT}"
+    assert response.headers["Location"] == f"/hub/user-redirect/autograder/open/{ASSIGNMENT}"  # open_assignment.py
     user = world.hub.user("ada-lovelace")
     assert user is not None and user["groups"] == [student_group(COURSE_ID)] and not user["admin"]
     # A second launch is the same person: the same name, the same single gradebook row.
@@ -207,7 +207,9 @@ def test_a_student_s_launch_logs_in_as_one_safe_name_in_the_student_group_and_op
 def test_an_instructor_s_launch_is_in_the_course_s_instructor_group_only_and_opens_the_formgrader(world):
     session, _, form = platform_launch(world, GRACE)
     response = post(world, session, form)
-    assert response.status_code == 302 and response.headers["Location"] == "/hub/user-redirect/formgrader"
+    # The formgrader of the launch's course: her server named for it (nbgrader's formgrader serves one course).
+    assert response.status_code == 302 and response.headers["Location"] == \
+        f"/hub/spawn/grace-hopper/{COURSE_ID}?next=%2Fuser%2Fgrace-hopper%2F{COURSE_ID}%2Fformgrader"
     assert world.hub.user("grace-hopper")["groups"] == [instructor_group(COURSE_ID)]
     with Gradebook(world.db_url) as gradebook:  # a name, but no student row: no line in exports or reports
         assert gradebook.db.execute(select(IDENTITY_TABLE.c.student_id).where(

@@ -84,6 +84,9 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     # A person's role in a course travels as their JupyterHub groups (autograder/hub/groups.py), which the
     # authenticator sets at each login from the LMS's launch.
     c.Authenticator.manage_groups = True
+    # An instructor's launch opens the formgrader in their server named for the launch's course (spawner.py):
+    # nbgrader's formgrader serves one course per server, and an instructor may teach several on one hub.
+    c.JupyterHub.allow_named_servers = True
     status, readers = status_service(course)
     mine, students = my_assignments_service(course)
     c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, mine,

@@ -14,7 +14,8 @@ claims), with what a course needs and the library leaves out:
     course under the same account-wide deployment is no one here;
   - the user name is the student's one safe name (lms/launch_identity.py), also their OS user and nbgrader id;
   - after login, a student's browser goes to the assignment the link names (its notebook, fetched if need be:
-    `/hub/user-redirect/autograder/open/<assignment>`, open_assignment.py), an instructor's to the formgrader (`/hub/user-redirect/formgrader`);
+    `/hub/user-redirect/autograder/open/<assignment>`, open_assignment.py), an instructor's to the formgrader of the
+    launch's course (their server named for it: `/hub/spawn/<user>/<course id>`);
   - an LtiDeepLinkingRequest (an instructor adding the tool in the LMS) passes the same checks, logs no one in,
     and is answered with the course's assignment picker, for an Instructor or TA of the course only
     (link_picker.py).
@@ -260,9 +261,14 @@ class CourseLtiCallbackHandler(LTI13CallbackHandler):
 
     def get_next_url(self, user: Any = None) -> str:
         # An instructor's server runs in the course folder, where no lab/tree/<assignment> is: their assignments
-        # (source, submissions, grades) are in the formgrader.
-        if self.teaching:
-            return url_path_join(self.hub.base_url, "user-redirect", "formgrader")
+        # (source, submissions, grades) are in the formgrader. nbgrader's formgrader serves one course per server, so
+        # the launch goes to their server named for the launch's course (spawner.py), started if need be: an
+        # instructor of two courses reaches each one's.
+        if self.teaching and user is not None and self._claims is not None:
+            course = quote(self.authenticator.course_of(self._claims).course_id, safe="")
+            formgrader = url_path_join(self.base_url, "user", quote(user.name, safe=""), course, "formgrader")
+            return url_concat(url_path_join(self.hub.base_url, "spawn", quote(user.name, safe=""), course),
+                              {"next": formgrader})
         # A student's lands in their server's open_assignment.py: the assignment fetched if they do not have it yet,
         # then its notebook opened (not a folder and the Launcher).
         if self.assignment:

@@ -13,6 +13,7 @@ import stat
 import sys
 import sysconfig
 from pathlib import Path
+from urllib.parse import quote
 
 from jupyterhub.spawner import LocalProcessSpawner
 from tornado import web
@@ -91,6 +92,14 @@ class CourseSpawner(LocalProcessSpawner):
         learns, teaches = self.roles()
         if not learns and not teaches:
             raise web.HTTPError(403, f"{self.user.name} is in no course of this hub: no server is started")
+        # A named server is named for a course its user teaches (an instructor's launch, lti_login.get_next_url): its
+        # formgrader is that course's, as nbgrader's formgrader serves one course per server.
+        if self.name:
+            chosen = [course for course in teaches if course.course_id == self.name]
+            if not chosen:
+                raise web.HTTPError(403, f"a server named {self.name!r} is the formgrader of that course, for its "
+                                         "instructors: no server is started")
+            teaches = [*chosen, *(course for course in teaches if course not in chosen)]
         try:
             async with self._lock:
                 await asyncio.to_thread(self._prepare_account, teaches)
@@ -100,7 +109,9 @@ class CourseSpawner(LocalProcessSpawner):
         self._teaching = bool(teaches)
         # The hub's own pages are under <base_url>hub/, its services under <base_url>services/.
         services_url = self.hub.base_url.removesuffix("hub/") + "services/"
-        folder = write_user_config(Path(self.user_config_root), self.user.name, learns, teaches, services_url)
+        # Each server its own settings (a named one, its course's formgrader): a folder per server.
+        key = self.user.name if not self.name else f"{self.user.name}+{quote(self.name, safe='')}"
+        folder = write_user_config(Path(self.user_config_root), key, learns, teaches, services_url)
         python, packages = user_python()
         if teaches:
             import autograder

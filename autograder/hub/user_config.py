@@ -16,9 +16,11 @@ CONFIG_NAME = "nbgrader_config.json"
 
 def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: list[HubCourse],
                       services_url: str = "/services/") -> Path:
-    """`root/<user>/nbgrader_config.json` for a user who learns in `learns` and teaches `teaches`; its folder.
+    """`root/<user>/nbgrader_config.json` for a user (`user`: their name, or name+server for a named server) who
+    learns in `learns` and teaches `teaches`; its folder.
     One course: its id is set, as nbgrader's Assignments panel wants. Several: no id, and the panel lists every
-    course of the exchange (nbgrader's multi-course set-up); an instructor's formgrader runs the first they teach.
+    course of the exchange (nbgrader's multi-course set-up); an instructor's formgrader runs the first of `teaches`
+    (the course a named server is for, spawner.py).
     A student's JupyterLab gets a Course menu and a file browser button opening their My assignments page of each
     course (the hub's services under `services_url`)."""
     courses = [*teaches, *learns]
