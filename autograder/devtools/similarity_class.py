@@ -10,6 +10,7 @@ answer, another correct form or a known mistake is their own and holds for every
 cells are drawn from a short list that many students type.
 """
 
+import ast
 import json
 import random
 import re
@@ -76,7 +77,14 @@ def _honest_style(rng: random.Random, code: str) -> str:
 
 
 def _renamed(rng: random.Random, code: str, kept: frozenset[str]) -> str:
-    """Every name a student chose (parameters and locals) renamed, consistently."""
+    """Every name a student chose renamed, consistently; not the parameters of the functions the cell defines:
+    the exercise fixes them, and the graders call with them by name (`formula=2`), so renaming them would
+    change what the answer does."""
+    try:
+        kept |= {a.arg for node in ast.walk(ast.parse(code)) if isinstance(node, ast.FunctionDef)
+                 for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    except SyntaxError:
+        pass  # an answer that does not parse: every name renamed
     mapping: dict[str, str] = {}
     out, last = [], 0
     for token in tokens(code, kept):

@@ -280,8 +280,9 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
 
     # A set counts only when few hand it in (the class shows no style or textbook that many share), and then
     # for how unlikely its answers are together, not for how few hand it in: counting alone cannot tell a set
-    # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one: E + 1 tried.
-    set_worth = {key: chance_bits(list(parts), exercises + 1) for key, parts in sets.items()
+    # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one: E + 1 tried,
+    # in each of the forms an answer is compared in (`best_scores` takes the best of them).
+    set_worth = {key: chance_bits(list(parts), (exercises + 1) * len(FORMS)) for key, parts in sets.items()
                  if bits(len(index[key]), n) > 0}
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     together: dict[tuple, list[int]] = defaultdict(list)  # two uncommon answers -> who wrote both
@@ -294,8 +295,8 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for a, b in candidates:
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
         if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
-            # Any subset of the exercises might be the one a pair shares: 2^E tried.
-            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises, {a, b}))
+            # Any subset of the exercises might be the one a pair shares: 2^E tried, in each form.
+            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises * len(FORMS), {a, b}))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)

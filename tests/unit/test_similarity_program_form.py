@@ -12,7 +12,7 @@ from autograder.devtools.catalogue import correct_answers, wrong_answers
 from autograder.devtools.repo import ROOT
 from autograder.grading.reading import read_fast
 from autograder.similarity import program_form
-from autograder.similarity.code_tokens import MAX_TOKENS
+from autograder.similarity.code_tokens import MAX_TOKENS, Token
 from autograder.similarity.evidence import set_aside
 from autograder.similarity.notebook_work import ReleasedNotebook, answer_region
 from autograder.similarity.program_form import program
@@ -160,6 +160,32 @@ def test_winnowing_keeps_the_rightmost_smallest_of_every_window_and_the_last():
         assert (window[rightmost].value, window[rightmost].start, window[rightmost].end) in kept, i
     assert len(chosen) == len({(f.value, f.start) for f in chosen})  # no fingerprint twice in a row
     assert fingerprints("x", HSA) and len(fingerprints("return x", HSA)) == 1  # a short answer still counts
+
+
+def _tokens(texts: list[str]) -> list[Token]:
+    return [Token(text, i, i + 1) for i, text in enumerate(texts)]
+
+
+def test_winnowing_takes_the_rightmost_of_equal_smallest_hashes():
+    # Period 3: k-grams 0 and 3 are equal. Texts chosen so that this k-gram is the smallest of the three:
+    # the first window's fingerprint is the one at 3, not at 0 (Schleimer et al.'s robust winnowing).
+    for n in range(200):
+        texts = [f"a{n}", f"b{n}", f"c{n}"] * 4
+        grams = winnowed(_tokens(texts), winnow=False)
+        if grams[0].value < min(grams[1].value, grams[2].value):
+            break
+    chosen = winnowed(_tokens(texts))
+    assert chosen[0].start == 3 and all(f.start != 0 for f in chosen)
+
+
+def test_winnowing_keeps_a_smallest_hash_of_the_last_window_alone():
+    # Texts chosen so that the last k-gram has the smallest hash of all: only the last window holds it.
+    for n in range(500):
+        texts = [f"t{n}-{i}" for i in range(12)]
+        grams = winnowed(_tokens(texts), winnow=False)
+        if grams[-1].value < min(g.value for g in grams[:-1]):
+            break
+    assert winnowed(_tokens(texts))[-1] == grams[-1]
 
 
 def test_the_evidence_says_which_disguises_were_seen_through():
