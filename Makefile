@@ -15,7 +15,7 @@ N ?= 200
 # sandbox zygote it starts) would otherwise compile the whole package from source again.
 install: $(STAMP)
 	@$(BIN)/python -m compileall -q autograder
-	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory node_modules/.installed; \
+	@if command -v npm >/dev/null; then $(MAKE) -s --no-print-directory node_modules/.installed; \
 	 else echo "make: npm not found, so no configurable-http-proxy for \`autograder hub\`: apt-get install npm, then make install"; fi
 
 # rfc3987-syntax comes with jupyter_events (jsonschema[format-nongpl]) and builds 38 Earley parsers when it is
@@ -97,7 +97,7 @@ hub:
 	@d='$(CURDIR)'; while [ "$$d" != / ]; do \
 	  case "$$(stat -c %A "$$d")" in *[xt]) ;; *) echo "make hub: $$d keeps other users out, so the students' servers cannot reach this clone: clone it where every user may pass (e.g. /srv/autograder), or chmod o+x $$d" >&2; exit 1;; esac; \
 	  d=$$(dirname "$$d"); done
-	@$(MAKE) --no-print-directory install node_modules/.installed
+	@$(MAKE) --no-print-directory install
 	$(BIN)/python -m autograder.devtools.hub_demo
 
 release: install
