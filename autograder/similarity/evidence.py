@@ -65,6 +65,10 @@ MARGIN = 1.0
 # 0.61, 0.67 and 0.68 of the copies (precision 0.98-0.99): it steadies a thin measure, little more.
 PRIOR = 2.0
 MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
+# A pair's answers are weighed in each form of `program_form.FORMS` and the best counts (`best_scores`): three
+# tries, each a share of the chance an honest pair has to reach the threshold (a weighted Bonferroni bound, the
+# shares 1/2 + 1/4 + 1/4). The text, the comparison from before disguises were seen through, keeps the largest.
+TRIES = {"program": 4, "style": 4, "text": 2}
 
 
 @dataclass(frozen=True)
@@ -281,8 +285,8 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     # A set counts only when few hand it in (the class shows no style or textbook that many share), and then
     # for how unlikely its answers are together, not for how few hand it in: counting alone cannot tell a set
     # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one: E + 1 tried,
-    # in each of the forms an answer is compared in (`best_scores` takes the best of them).
-    set_worth = {key: chance_bits(list(parts), (exercises + 1) * len(FORMS)) for key, parts in sets.items()
+    # times TRIES for the form (`best_scores` takes the best of the forms).
+    set_worth = {key: chance_bits(list(parts), (exercises + 1) * TRIES[form]) for key, parts in sets.items()
                  if bits(len(index[key]), n) > 0}
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     together: dict[tuple, list[int]] = defaultdict(list)  # two uncommon answers -> who wrote both
@@ -296,7 +300,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
         if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
             # Any subset of the exercises might be the one a pair shares: 2^E tried, in each form.
-            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises * len(FORMS), {a, b}))
+            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises * TRIES[form], {a, b}))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)
