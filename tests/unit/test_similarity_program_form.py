@@ -99,6 +99,20 @@ def test_programs_that_differ_stay_different(a, b):
     assert not _same(a, b, HSA)
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    ("return np.clip(w_hh, a_min=0, a_max=1)", "return np.clip(w_hh, a_max=1, a_min=0)"),  # keyword order
+    ("return np.sum(w_hh, 1)", "return np.sum(w_hh, axis=1)"),
+    ("import numpy as xp\nreturn xp.tanh(w_hh)", "import numpy as np\nreturn np.tanh(w_hh)"),
+    ("return w_hh.dot(x_t)", "return np.matmul(w_hh, x_t)"),
+    ("return np.transpose(w_hh)", "return w_hh.T"),
+    ("if True:\n    y = w_hh\nelse:\n    y = w_hx\nreturn y", "return w_hh"),
+    ("return x_t * 2.0 + w_hh", "return w_hh + 2 * x_t"),
+    ("a = np.tanh(x_t)\nb = np.exp(x_t)\nreturn a + b", "b = np.exp(x_t)\na = np.tanh(x_t)\nreturn b + a"),
+])
+def test_spellings_of_one_program_are_one(a, b):
+    assert _same(a, b, HSA)
+
+
 def test_a_renamed_def_line_is_read_with_the_releases_names():
     body = "    return np.dot(w_hh, h_t_prev) + np.dot(w_hx, x_t)"
     renamed = "def formula_2(a, b, c, d):\n    return np.dot(a, c) + np.dot(b, d)"
