@@ -617,3 +617,16 @@ def test_an_extension_for_a_student_graded_late_is_seen_everywhere_without_a_reg
         machine.every_surface_shows_the_model()
     finally:
         machine.teardown()
+
+
+def test_a_resubmission_graded_by_autograder_grade_marks_the_page_made_before_it(graded):
+    """A wider draw found it: the course's page made before a resubmission was graded kept the old total (46 of 46
+    where the gradebook held 40), since only a settled-again grade marked pages, not a grading run's."""
+    OneGrade.graded = graded
+    machine = OneGrade()
+    machine.watched = ("ontime",)
+    try:
+        machine.resubmit("ontime", "axis-0", "5m")
+        machine.every_surface_shows_the_model()
+    finally:
+        machine.teardown()

@@ -142,6 +142,7 @@ def _grade(args, root: Path, hide: list[str], pool) -> int:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=False) as progress:
             summary = grade_class(run, writer, progress)
+        mark_stale(settings, writer.changed, "grade")  # a page made before a resubmission was graded says so
         # nbgrader's rule skips a submission already graded, however the graders changed since: say so, with
         # the command that grades them again.
         stale: list[str] = []

@@ -91,11 +91,13 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
     from autograder.regrade import audit, diff, snapshot
     from autograder.regrade.no_decrease import NoDecrease
     from autograder.sandbox.sandbox_errors import SandboxError
+    from autograder.watch.stale_pages import mark_stale
 
     assignment = args.assignment
     try:
         writer = GradebookWriter(grading.db_url, grading.course_id, config=grading.coursedir.config)
-        writer.settle_stale()  # a due date or late rule changed since the last command: every grade follows
+        # A due date or late rule changed since the last command: every grade follows, and its pages say so.
+        mark_stale(grading, writer.settle_stale(), "rederived")  # a dry run's: the scratch copy's pages
     except GradebookError as exc:
         raise UserError(str(exc)) from None
     try:
@@ -128,6 +130,7 @@ def _regrade(args, settings, grading, hide: list[str], pool) -> Regraded:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=Console(stderr=True, highlight=False), transient=False) as progress:
             summary = grade_class(run, writer, progress, policy=policy)
+        mark_stale(grading, writer.changed, "regrade")
         after = snapshot.read(writer.db.rows, assignment)
         checks_after = snapshot.results(lambda s: grading.path("autograded", s, assignment), students)
     except (AssignmentError, AssemblyError, GradebookError, SandboxError) as exc:

@@ -77,6 +77,12 @@ def settle(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules:
     return [grade for grade, _ in _settle(sql, pairs, origin, grade_rules)]
 
 
+def settle_changes(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules: GradeRules) -> list[Grade]:
+    """`settle`; the grades that now say something else than when they were last settled (a page made before
+    says another number)."""
+    return [grade for grade, changed in _settle(sql, pairs, origin, grade_rules) if changed]
+
+
 def _settle(sql: Any, pairs: Iterable[tuple[str, str]], origin: str, grade_rules: GradeRules,
             changed_only: bool = False) -> list[tuple[Grade, bool]]:
     """`settle`, each grade with whether it says something else than when it was last settled (a penalty stored

@@ -60,6 +60,9 @@ class GradebookWriter:
         # derived, counted scores queued for the LMS) in the commit's transaction.
         self._touched: list[tuple[str, str]] = []
         self._grade_rules: Any = None
+        # The grades the committed batches changed (a resubmission graded, a regrade): the command marks the pages
+        # made before them (`watch.stale_pages`), as it does for a grade `settle_stale` finds changed.
+        self.changed: list[Any] = []
 
     def close(self) -> None:
         self.db.close()
@@ -162,9 +165,10 @@ class GradebookWriter:
         if self.audit is not None:  # the batch's audit rows, in its transaction
             self.audit.write(self.db)
         if self._touched:  # penalties derived, the LMS outbox's rows queued: in the same transaction, never lost
-            from autograder.grades.settle import settle
+            from autograder.grades.settle import settle_changes
 
-            settle(self.db, self._touched, self.audit.kind if self.audit is not None else "grade", self.grade_rules)
+            origin = self.audit.kind if self.audit is not None else "grade"
+            self.changed += settle_changes(self.db, self._touched, origin, self.grade_rules)
             self._touched = []
         self.db.connection.commit()
         self._writing = False

@@ -23,7 +23,8 @@ _NOTE = re.compile(rb'<div class="autograder-stale"[^>]*>.*?</div><!-- /autograd
 # What changed a grade, in the words a student reads (the outbox's origins: `settle`'s callers).
 WHY = {"extension": "your instructor gave you an extension", "revoke": "your instructor withdrew an extension",
        "label": "your instructor changed the time you are allowed", "override": "your instructor set a score by hand",
-       "unoverride": "your instructor removed a score set by hand", "rederived": "the course's deadline rules changed"}
+       "unoverride": "your instructor removed a score set by hand", "rederived": "the course's deadline rules changed",
+       "grade": "work you handed in later was graded", "regrade": "your work was graded again with the current graders"}
 
 
 def note_text(grade: Grade, origin: str) -> str:
