@@ -224,9 +224,13 @@ def test_one_person_in_two_courses_of_the_hub_has_one_name_and_each_course_s_rol
     for person, course, groups in ((ADA, DEMO_COURSE, None), (SECOND_COURSE.people[0], SECOND_COURSE, both),
                                    (ADA, DEMO_COURSE, both)):
         session, _, form = platform_launch(world, person, course)
-        assert post(world, session, form).status_code == 302
+        response = post(world, session, form)
+        assert response.status_code == 302
         if groups is not None:
             assert sorted(world.hub.user("ada-lovelace")["groups"]) == groups
+        if course is SECOND_COURSE:  # teaching there: her server named for that course, with its formgrader
+            assert response.headers["Location"] == \
+                f"/hub/spawn/ada-lovelace/{SECOND_ID}?next=%2Fuser%2Fada-lovelace%2F{SECOND_ID}%2Fformgrader"
     assert [u for u in world.hub.users() if u.startswith("ada")] == ["ada-lovelace"]
     with Gradebook(f"sqlite:///{world.second / 'gradebook.db'}") as gradebook:
         rows = gradebook.db.execute(select(IDENTITY_TABLE)).all()
