@@ -211,3 +211,10 @@ def test_the_evidence_says_which_disguises_were_seen_through():
     for disguise in ("comments", "parentheses", "pass statements", "NumPy spellings", "temporaries", "operand order"):
         assert disguise in said
     assert set_aside(original, original, HSA) == "as written"
+
+
+def test_the_table_of_numpy_spellings_is_the_documented_one():
+    from autograder.similarity.numpy_spellings import TABLE
+    page = (ROOT / "docs" / "instructors" / "integrity.md").read_text()
+    for spellings, form in TABLE:
+        assert f"| {spellings} | {form} |" in page.replace("`", "")
