@@ -62,6 +62,8 @@ class World:
     second: Path
     dept_lms: DemoLms
     third: Path
+    hub_folder: Path
+    port: int
 
     @property
     def db_url(self) -> str:
@@ -90,11 +92,12 @@ def world(tmp_path_factory) -> World:
         lms.register_course(course)
         (second / "lms.toml").write_text(lms.lti_toml(SECOND_COURSE))
         dept_lms.register_course(third)
-        hub = start_hub(root / "hub", [course, second, third], port)
+        world = World(lms, start_hub(root / "hub", [course, second, third], port), course, second, dept_lms, third,
+                      root / "hub", port)
         try:
-            yield World(lms, hub, course, second, dept_lms, third)
+            yield world
         finally:
-            stop_hub(hub)
+            stop_hub(world.hub)  # the one running now (a test restarts it)
 
 
 # ---- the flow, real and forged ---------------------------------------------------------------------------------
@@ -363,6 +366,19 @@ def test_a_replayed_nonce_is_refused(world):
     # And the whole form as it was, cookies and all.
     response = post(world, with_cookies(login_cookies, login_cookies), form)
     assert_refused(world, response, before + 1, "already used", None)
+
+
+def test_a_launch_replayed_after_a_restart_of_the_hub_is_refused(world):
+    """A launch captured (its form and the browser's cookies), the hub restarted (same cookie secret, so the
+    library's cookie checks pass again), the launch posted again: the used nonce and state were kept."""
+    session, _, form = platform_launch(world, ALAN)
+    captured = session.cookies.copy()
+    assert post(world, session, form).status_code == 302
+    stop_hub(world.hub)
+    world.hub = start_hub(world.hub_folder, [world.course, world.second, world.third], world.port)
+    before = refusals(world)
+    response = post(world, with_cookies(captured, captured), form)
+    assert_refused(world, response, before, "already used", None)
 
 
 def test_a_replayed_state_is_refused(world):
