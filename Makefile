@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 N ?= 200
 
-.PHONY: install system-deps test test-fast mutate docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms bench-similarity lint clean
+.PHONY: install system-deps test test-fast mutate mutate-similarity docs demo hub release bench bench-compare bench-watch bench-cluster bench-costs bench-hub bench-lms bench-similarity lint clean
 
 # The package's bytecode is written here, once: the environment may set PYTHONDONTWRITEBYTECODE, and
 # an editable install is never compiled, so every `autograder` process (and every grading worker and
@@ -78,6 +78,15 @@ mutate: install
 	rm -rf mutants
 	nice -n 19 $(BIN)/mutmut run
 	$(BIN)/python -m autograder.devtools.mutation_rates --target $(MUTATE_TARGET)
+
+# The same for the similarity modules (issue 43): evidence.py, winnowing.py, code_tokens.py, numpy_spellings.py
+# against their unit tests, in a scratch copy whose pyproject.toml is autograder/devtools/mutate_similarity.toml.
+mutate-similarity: install
+	rm -rf build/mutate-similarity && mkdir -p build/mutate-similarity
+	cp -r autograder tests release source docs nbgrader_config.py build/mutate-similarity/
+	cp autograder/devtools/mutate_similarity.toml build/mutate-similarity/pyproject.toml
+	cd build/mutate-similarity && nice -n 19 $(abspath $(BIN))/mutmut run
+	cd build/mutate-similarity && $(abspath $(BIN))/python -m autograder.devtools.mutation_rates --target $(MUTATE_TARGET)
 
 # The documentation site, from docs/ into build/docs/ (open build/docs/index.html): any warning fails the build, and
 # -n reports every reference that points nowhere, a broken link between pages included. `make test` builds it too

@@ -191,7 +191,11 @@ def same_behaviour(assignment: str, exercise: str, original: str, disguise: str)
         namespace = {"np": np, "__name__": "__main__", "print": lambda *a, **k: None}
         for source in solution_sources(assignment).values():
             exec(source, namespace)  # noqa: S102 - the catalogue's own answers
-        exec(code, namespace)  # noqa: S102
+        try:
+            exec(code, namespace)  # noqa: S102
+        except Exception as exc:  # noqa: BLE001 - a disguise that broke the code: reported, not raised
+            verdicts.append(("does not run", type(exc).__name__))
+            continue
         verdict = run_exercise(assignment, exercise, InProcessStudent(namespace))
         verdicts.append((verdict.score, [(c.name, c.earned, c.message) for c in verdict.cases],
                          verdict.counterexample))
