@@ -29,6 +29,7 @@ from autograder.grader_support.student import InProcessStudent
 from autograder.grading.model import CellResult, SubmissionResult
 from autograder.nbgrader_glue.notebook import grade_id, is_solution
 from autograder.similarity.code_tokens import NAME, tokens
+from autograder.similarity.program_form import effects
 
 # The first six are the benchmark's first (kept first: the tests' classes draw them in turn); then the disguises
 # that change tokens and nothing else (`similarity_disguises`, issue 43), and all of them at once.
@@ -89,8 +90,9 @@ def _renamed(rng: random.Random, code: str, kept: frozenset[str]) -> str:
     out, last = [], 0
     for token in tokens(code, kept):
         original = code[token.start:token.end]
+        line = code[:token.start].rsplit("\n", 1)[-1]
         keyword_argument = (re.match(r"\s*=(?!=)", code[token.end:]) and code[:token.start].rstrip()[-1:] in ("(", ",")
-                            and not code[:token.start].rsplit("\n", 1)[-1].lstrip().startswith("def "))
+                            and line.count("(") > line.count(")") and not line.lstrip().startswith("def "))
         if token.text == NAME and not keyword_argument:
             mapping.setdefault(original, f"{rng.choice(['a', 'my', 'tmp', 'val'])}_{len(mapping)}")
             out.append(code[last:token.start] + mapping[original])
@@ -106,16 +108,24 @@ def _reformatted(code: str) -> str:
 
 
 def _reordered(code: str) -> str:
-    """The first two statements of the body swapped when neither uses what the other assigns."""
-    lines = code.splitlines()
-    body = [i for i, line in enumerate(lines) if line.startswith("    ") and not line.startswith("     ")
-            and not line.strip().startswith(("return", "#", "if", "for", "else", "elif"))]
-    for i, j in zip(body, body[1:], strict=False):
-        if j == i + 1:
-            first, second = lines[i].split("=")[0].strip(), lines[j].split("=")[0].strip()
-            if first not in lines[j] and second not in lines[i]:
-                lines[i], lines[j] = lines[j], lines[i]
-                return "\n".join(lines)
+    """The first two adjacent assignments of a function's body swapped when neither reads or writes what the other
+    writes (`program_form.effects`), their lines moved as written."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    lines = code.split("\n")
+    for node in ast.walk(tree):
+        body = node.body if isinstance(node, ast.FunctionDef) else []
+        for first, second in zip(body, body[1:], strict=False):
+            if not (isinstance(first, ast.Assign | ast.AugAssign) and isinstance(second, ast.Assign | ast.AugAssign)):
+                continue
+            (r1, w1), (r2, w2) = effects(first), effects(second)
+            if w1 & (r2 | w2) or w2 & r1:
+                continue
+            a = lines[first.lineno - 1:first.end_lineno]
+            b = lines[second.lineno - 1:second.end_lineno]
+            return "\n".join(lines[:first.lineno - 1] + b + a + lines[second.end_lineno:])
     return "# same order: the body has no two independent statements\n" + code
 
 

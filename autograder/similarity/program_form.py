@@ -436,7 +436,7 @@ def _placeholder(node: ast.AST, names: _Names) -> str:
     return ast.unparse(shown)
 
 
-def _effects(node: ast.stmt) -> tuple[set[str], set[str]]:
+def effects(node: ast.stmt) -> tuple[set[str], set[str]]:
     """What a simple statement reads and writes; a bare expression (a call for its effect), and a method
     called on a name (`out.append(x)`), write."""
     writes = set(_stored(node))
@@ -473,12 +473,12 @@ def _ordered(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> lis
 
 
 def _sorted_run(run: list[ast.stmt], names: _Names, marks: dict[str, list]) -> list[ast.stmt]:
-    effects = [_effects(node) for node in run]
+    found = [effects(node) for node in run]
     after: dict[int, list[int]] = {i: [] for i in range(len(run))}
     waiting = [0] * len(run)
     for i in range(len(run)):
         for j in range(i + 1, len(run)):
-            (ri, wi), (rj, wj) = effects[i], effects[j]
+            (ri, wi), (rj, wj) = found[i], found[j]
             if wi & (rj | wj) or wj & ri:
                 after[i].append(j)
                 waiting[j] += 1
