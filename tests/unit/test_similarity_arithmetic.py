@@ -7,6 +7,14 @@ import pytest
 
 from autograder.similarity.evidence import bits, common_count, compare, pair_scores, set_bits, threshold
 from autograder.similarity.notebook_work import StudentWork
+from autograder.similarity.program_form import program
+
+
+@pytest.fixture(autouse=True)
+def _fresh_programs():
+    """Each test normalises afresh: `program` caches its answers, and a cache filled by another run of the code
+    (mutation testing forks from one) would hide a change in it."""
+    program.cache_clear()
 
 
 def test_common_is_a_tenth_of_the_class_and_at_least_eight():

@@ -21,6 +21,13 @@ from autograder.similarity.winnowing import WINDOW, K, fingerprints, winnowed
 ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_programs():
+    """Each test normalises afresh: `program` caches its answers, and a cache filled by another run of the code
+    (mutation testing forks from one) would hide a change in it."""
+    program.cache_clear()
+
+
 def _names(assignment: str) -> frozenset[str]:
     cells = read_fast((ROOT / "release" / assignment / f"{assignment}.ipynb").read_bytes(), "release")["cells"]
     return ReleasedNotebook.from_cells(assignment, cells).names
