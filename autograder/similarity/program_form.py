@@ -588,6 +588,11 @@ def _emit(body: list[ast.stmt], offset, size: int, names: _Names, marks: dict[st
             end = offset(body_start.lineno, body_start.col_offset)
         else:
             end = offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
+            # A temporary inlined into it keeps the characters of its own assignment: the span covers them too.
+            for inner in ast.walk(node):
+                if getattr(inner, "lineno", None) is not None and getattr(inner, "end_lineno", None) is not None:
+                    start = min(start, offset(inner.lineno, inner.col_offset))
+                    end = max(end, offset(inner.end_lineno, inner.end_col_offset or 0))
         last[:] = [start, max(start, min(end, size))]
         return last[0], last[1]
 

@@ -77,3 +77,36 @@ def test_a_pair_is_flagged_at_the_threshold_itself():
     assert score == pytest.approx(math.log2(7))
     assert [(p.a, p.b) for p in compare("a", works, margin=score).pairs] == [("s00", "s01")]
     assert compare("a", works, margin=score + 1e-9).pairs == []
+
+
+def test_the_evidence_in_words_for_a_pair_sharing_everything():
+    code = "    out = np.zeros((3, 2))\n    for j in range(2):\n        out[:, j] = w_hh[:, j] * 2\n    return out"
+    shared = {"answers": {"concat_weights": code}, "created_ids": {"4f2a9c1e-x": "w.shape"},
+              "executions": {"nb": " ".join(str(k) for k in range(1, 15))}, "outputs": {"d1": "(3, 5)"},
+              "markdown": {"d2": "I tried both axes here"}, "wrong": {"sigmoid": "w1"}}
+    works = _works(20, shared)
+    pair = compare("a", works, margin=-100.0).pairs[0]
+    texts = [e.text for e in pair.evidence]
+    assert (pair.a, pair.b) == ("s00", "s01")
+    assert "concat_weights: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of " \
+           "20 students)" in texts
+    assert "same wrong answer to sigmoid (the graders found the same failures), given by 2 of 20 students" in texts
+    assert "cell id 4f2a9c1e… added by both (“w.shape”), in 2 of 20 notebooks" in texts
+    assert "same execution counts in nb (1 2 3 4 5 6 7 8 9 10 11 12 …), in 2 of 20 notebooks" in texts
+    assert "same output “(3, 5)”, in 2 of 20 notebooks" in texts
+    assert "same markdown line “I tried both axes here”, in 2 of 20 notebooks" in texts
+    assert [e.bits for e in pair.evidence] == sorted((e.bits for e in pair.evidence), reverse=True)
+    assert pair.score == pytest.approx(round(pair_scores(works).scores[0, 1], 1))
+
+
+def test_shared_spans_cover_the_shared_statements_of_mine():
+    from autograder.similarity.winnowing import shared_spans
+    mine = "    z = np.tanh(w_hh @ x_t + b_h)\n    print('mine only, a statement of my own')\n    return z"
+    theirs = "    q = np.tanh(w_hh @ x_t + b_h)\n    return q"
+    spans = shared_spans(mine, theirs, frozenset({"np", "w_hh", "x_t", "b_h"}))
+    assert spans and spans[0][0] == mine.index("np.tanh")  # from the inlined temporary's own value
+    assert all(mine[s:e].strip() for s, e in spans)
+    apart = "    h = w_hh @ x_t + b_h\n    h = h * 2\n    print('mine only, a statement of my own')"
+    spans = shared_spans(apart, "    h = w_hh @ x_t + b_h\n    h = h * 2", frozenset({"w_hh", "x_t", "b_h"}))
+    assert spans == [(4, apart.index("\n    print"))]
+    assert shared_spans(mine, "    return w_hx", frozenset({"w_hx"})) == []
