@@ -184,7 +184,7 @@ def test_a_student_launched_from_the_link_is_graded_and_the_score_reaches_the_lm
     (number,) = [n for n, item in world.lms.store.lineitems.items() if item.get("tag") == ASSIGNMENT]
     wait_for("the roster synced", lambda: ADA.sub in roster(world)[0], world)  # the sync named her first
     session, landing = launch(world.lms, world.hub.url, ADA)
-    assert landing == f"{world.hub.url}/hub/user-redirect/lab/tree/{ASSIGNMENT}"
+    assert landing == f"{world.hub.url}/hub/user-redirect/autograder/open/{ASSIGNMENT}"  # hub/open_assignment.py
     name = roster(world)[0][ADA.sub].id
     assert name == NAMES[ADA.sub], "her launch kept the name the sync gave her, the one it would have given"
     assert world.hub.admin.hub("GET", f"/users/{name}").status_code == 200
