@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.course.settings import SettingsError, read_course
 from autograder.lms.errors import LmsError
-from autograder.lms.lms_settings import load
+from autograder.lms.lms_settings import deployment_ids, load
 
 # An assignment name as a launch may give it: one path component of the user's home, never `..` or hidden.
 ASSIGNMENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
@@ -65,10 +65,10 @@ def read_registration(folder: Path) -> CourseRegistration:
         raise LmsError(str(exc)) from None
     platform = Platform(*(str(settings.require("lti", key))
                           for key in ("issuer", "client_id", "auth_login_url", "jwks_url")))
-    deployments = settings.get("lti", "deployment_ids")
-    if not deployments or not all(isinstance(d, str) and d for d in deployments):
-        raise LmsError(f"{settings.path}: [lti] deployment_ids must be a list of the platform's deployment ids "
-                       "(strings) for this course")
+    deployments = deployment_ids(settings)
+    if not deployments:
+        raise LmsError(f"{settings.path}: [lti] deployment_ids must list the platform's deployment ids for this "
+                       "course")
     links = settings.section("lti").get("resource_links", {})
     for link, assignment in links.items():
         if not isinstance(assignment, str) or not ASSIGNMENT_NAME.fullmatch(assignment):

@@ -118,10 +118,10 @@ class UsedOnce:
 
 def used_once_file(db_url: str) -> Path:
     """Where the hub keeps used nonces and states: beside its own SQLite database, else in its working folder."""
-    prefix = "sqlite:///"
-    if db_url.startswith(prefix) and db_url[len(prefix):] not in ("", ":memory:"):
-        return Path(db_url[len(prefix):]).resolve().parent / USED_ONCE_FILE
-    return Path.cwd() / USED_ONCE_FILE
+    from autograder.course.settings import sqlite_path
+
+    database = sqlite_path(db_url)
+    return (Path(database).resolve().parent if database else Path.cwd()) / USED_ONCE_FILE
 
 
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
