@@ -82,7 +82,8 @@ def warm_up() -> None:
 def choose_level(requested: str) -> str:
     if requested not in ("auto", "auto-or-bare"):  # launch.AUTO, launch.AUTO_OR_BARE
         return requested
-    return "full" if os.geteuid() == 0 else "userns"
+    # Root that cannot become nobody (root alone is mapped in its user namespace) keeps every namespace, not the uid.
+    return "full" if os.geteuid() == 0 and isolation.nobody_mapped() else "userns"
 
 
 def main() -> int:
@@ -99,6 +100,9 @@ def main() -> int:
     if level != "bare":
         if sys.platform != "linux":
             return _refuse(control, level, OSError(0, f"{sys.platform} has no Linux namespaces"))
+        if level == "full" and not isolation.nobody_mapped():
+            return _refuse(control, level, OSError(0, f"uid and gid {isolation.NOBODY} (nobody) cannot be taken in "
+                                                      "this user namespace"))
         try:
             isolation.enter_namespaces(level)
         except OSError as exc:
