@@ -204,22 +204,43 @@ def test_a_student_reaches_only_their_own_latest_feedback_whatever_the_url_asks(
     from tests.grading_course import ASSIGNMENT
 
     (ann, api), (ben, _) = hub_course.students.items()
-    page = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1", allow_redirects=True)
+    frame = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1", allow_redirects=True)
+    assert frame.status_code == 200 and 'src="1/page"' in frame.text and 'sandbox=""' in frame.text
+    page = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1/page", allow_redirects=True)
     assert page.status_code == 200 and hub_course.markers[ann] in page.text
     assert "sandbox" in page.headers["Content-Security-Policy"]  # her notebook's own HTML runs no script here
     # Her first attempt's address (a tab opened before she handed in again) leads to the latest attempt's page.
     old = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/1/1", allow_redirects=True)
-    assert old.status_code == 200 and old.url.endswith(f"feedback/{ASSIGNMENT}/2/1") and "old" not in text_of(old.text)
-    assert hub_course.markers[ann] in old.text
+    assert old.status_code == 200 and old.url.endswith(f"feedback/{ASSIGNMENT}/2/1"), old.url
+    assert api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/1/1/page").status_code == 404  # not kept
     # Nothing in the URL or the query chooses whose page it is.
-    for path in (f"?user={ben}", f"?student={ben}", f"{ben}", f"feedback/{ASSIGNMENT}/2/1?user={ben}",
+    for path in (f"?user={ben}", f"?student={ben}", f"{ben}", f"feedback/{ASSIGNMENT}/2/1/page?user={ben}",
+                 f"feedback/{ASSIGNMENT}/2/2/page", f"feedback/{ASSIGNMENT}/3/1/page", f"feedback/{LATER}/1/1/page",
                  f"feedback/{ASSIGNMENT}/2/2", f"feedback/{ASSIGNMENT}/3/1", f"feedback/{LATER}/1/1",
-                 f"feedback/..%2F{ben}/1/1", f"user/{ben}/"):
+                 f"feedback/..%2F{ben}/1/1/page", f"user/{ben}/", f"feedback/{LATER}/1/status?user={ben}"):
         reply = api.call("GET", f"{my_page_path()}{path}", allow_redirects=True)
         assert hub_course.markers[ben] not in reply.text and "17 / 46" not in reply.text, path
         assert reply.status_code in (200, 404), (path, reply.status_code)
         assert reply.status_code == 404 or f"Signed in as {ann}." in reply.text or \
-            hub_course.markers[ann] in reply.text, path
+            hub_course.markers[ann] in reply.text or "Attempt 1:" in text_of(reply.text) or \
+            f"<title>Feedback: {ASSIGNMENT}, attempt 2</title>" in reply.text, path  # her own latest
+
+
+def test_an_open_feedback_tab_says_when_a_newer_attempt_was_graded(hub_course):
+    """The strip above a feedback page reloads itself (an HTTP Refresh; the student's page under it is never
+    reloaded): over the latest attempt it says so; over an earlier one, out of date, with a link to the latest."""
+    from autograder.hub.my_assignments_service import STATUS_REFRESH_SECONDS
+    from tests.grading_course import ASSIGNMENT
+
+    (_, api), _ = hub_course.students.items()
+    latest = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/status", allow_redirects=True)
+    assert latest.headers["Refresh"] == str(STATUS_REFRESH_SECONDS) and STATUS_REFRESH_SECONDS <= 60
+    assert f"Attempt 2: your latest graded attempt of {ASSIGNMENT}" in text_of(latest.text)
+    assert "Out of date" not in latest.text
+    earlier = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/1/status", allow_redirects=True)
+    assert earlier.headers["Refresh"] == str(STATUS_REFRESH_SECONDS)
+    assert f"Out of date: attempt 2 of {ASSIGNMENT} was graded after this one." in text_of(earlier.text)
+    assert '<a href="../2/1" target="_top">' in earlier.text  # out of the frame, to the latest page
 
 
 def test_the_page_is_for_the_courses_students_and_listed_in_their_services(hub_course):
@@ -270,10 +291,20 @@ def test_the_page_in_a_browser_is_accessible_and_its_feedback_link_runs_no_scrip
             seen.screenshot(path=str(shot), full_page=True)
             seen.get_by_role("link", name=re.compile("attempt 2")).click()
             seen.wait_for_load_state()
-            feedback_text, title = seen.locator("body").inner_text(), seen.title()
+            frame = seen.frame_locator("iframe.page")
+            feedback_text = frame.locator("body").inner_text()
+            status_text = seen.frame_locator("iframe.status").locator("body").inner_text()
+            page_frame = next(f for f in seen.frames if f.url.endswith("/1/page"))
+            title = page_frame.title()
+            seen.screenshot(path="/tmp/page-hub-my-feedback-frame.png")
+            # axe reaches our frame page only past its CSP (no script may run there): a context of its own.
+            audit = browser.new_context(viewport={"width": 1100, "height": 500}, bypass_csp=True,
+                                        extra_http_headers={"Authorization": f"token {api.token}"}).new_page()
+            audit.goto(seen.url)
+            violations += serious_violations(audit)
         finally:
             browser.close()
     assert violations == [] and elsewhere == [], (violations, elsewhere)
     assert "(your time;" in local  # where scripts run, times read in the reader's zone too
-    assert hub_course.markers[ann] in feedback_text
+    assert hub_course.markers[ann] in feedback_text and "your latest graded attempt" in status_text
     assert title == hub_course.markers[ann]  # the page's script (`document.title = 'ran'`) did not run

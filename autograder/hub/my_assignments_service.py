@@ -10,6 +10,11 @@ The feedback link is served here, from the exchange's `feedback/` file of the st
 file "Fetch Feedback" copies into their home). The page holds the student's own notebook output, which can be any
 HTML: it is served with a Content-Security-Policy `sandbox` and `default-src 'none'`, so nothing in it runs
 script or loads anything, on the hub's origin or elsewhere (its times then read in UTC, a whole sentence).
+
+It is shown in a frame, under a strip of ours that says which attempt it is and reloads itself (an HTTP
+`Refresh`, no script): a tab left open while the student hands in again says, within `STATUS_REFRESH_SECONDS`,
+that a newer attempt was graded, with a link to it. The page itself is never reloaded under the reader (a
+reload loses their place in it).
 """
 
 import html
@@ -28,7 +33,12 @@ from autograder.watch.standing import window_words
 FEEDBACK_PATH = "feedback"  # <prefix>feedback/<assignment>/<attempt>/<page number>: the latest attempt's pages
 # The watcher's page names: nbgrader's notebook hash (hex), `.html`; anything else in the ledger is not served.
 PAGE_NAME = re.compile(r"[0-9a-f]{16,128}\.html")
-FEEDBACK_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+# The student's page: framed by our own page only (`frame-ancestors`), running nothing, loading nothing.
+FEEDBACK_CSP = ("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+                "frame-ancestors 'self'")
+# Our own frame and strip: no script, nothing loaded but the two frames' pages.
+FRAME_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; frame-ancestors 'self'"
+STATUS_REFRESH_SECONDS = 30  # how soon an open feedback tab says a newer attempt was graded
 
 CSS = ("body { font: 16px/1.5 system-ui, sans-serif; color: #1f2933; margin: 0; }"
        " main { max-width: 70em; padding: 1em 1.5em; } h1 { font-size: 1.4em; }"
@@ -123,6 +133,37 @@ def feedback_page(rows: list[AssignmentRow], exchange_feedback: Path, assignment
         return page_file.read()
 
 
+def feedback_frame(assignment: str, attempt: int, number: int) -> str:
+    """Our page around page `number` of `attempt`: a way back, the strip that says whether it is the latest, and the
+    student's page in a frame with every sandbox restriction (its own headers say so too)."""
+    name = html.escape(assignment)
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Feedback: {name}, attempt {attempt}</title><style>{CSS}"
+            " html, body { height: 100%; } body { display: flex; flex-direction: column; }"
+            " nav { padding: 0.4em 1.5em; } iframe { border: 0; width: 100%; }"
+            " .status { height: 2.8em; border-bottom: 1px solid #9aa5b1; } .page { flex: 1; }</style></head><body>"
+            "<nav><a href=\"../../../\">My assignments</a></nav>"
+            f"<iframe class=\"status\" title=\"Is this your latest feedback?\" src=\"status\"></iframe>"
+            f"<iframe class=\"page\" title=\"Feedback on {name}, attempt {attempt}\" sandbox=\"\" "
+            f"src=\"{number}/page\"></iframe></body></html>")
+
+
+def feedback_status(rows: list[AssignmentRow], assignment: str, attempt: int, now: datetime) -> str:
+    """The strip above attempt `attempt`'s feedback: the latest graded attempt, or out of date with a link to the
+    latest (out of the frame, to the top of the tab)."""
+    latest = latest_attempt(rows, assignment)
+    if latest is None or latest <= attempt:
+        words = markup(f"Attempt {attempt}: your latest graded attempt of {assignment} (checked ", when(now),
+                       f", and again every {STATUS_REFRESH_SECONDS} s).")
+    else:
+        words = markup(Markup("<strong>Out of date:</strong> "),
+                       f"attempt {latest} of {assignment} was graded after this one. ",
+                       Markup(f'<a href="../{latest}/1" target="_top">Read attempt {latest}\'s feedback</a>.'))
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Attempt {attempt}</title><style>{CSS} body {{ padding: 0.6em 1.5em; }}</style></head>"
+            f"<body><p style=\"margin: 0\">{words}</p></body></html>")
+
+
 def main() -> None:
     from jupyterhub.services.auth import HubOAuthenticated
     from jupyterhub.utils import url_path_join
@@ -150,26 +191,49 @@ def main() -> None:
             self.set_header("Cache-Control", "no-store")
             self.write(page(read_rows(settings, policy, student, now), student, course_id, policy, now, lab_url))
 
-    class MyFeedback(HubOAuthenticated, web.RequestHandler):
+    class Feedback(HubOAuthenticated, web.RequestHandler):
+        def serve_html(self, body: str | bytes, policy: str) -> None:
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Content-Security-Policy", policy)
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-store")
+            self.write(body)
+
+    class FeedbackFrame(Feedback):
+        @web.authenticated
+        def get(self, assignment: str, attempt: str, number: str) -> None:
+            rows = read_rows(settings, policy, self.current_user["name"], utcnow())
+            latest = latest_attempt(rows, assignment)
+            if feedback_page(rows, feedback, assignment, int(attempt), int(number)) is not None:
+                self.serve_html(feedback_frame(assignment, int(attempt), int(number)), FRAME_CSP)
+            elif latest is not None and latest != int(attempt):
+                # An earlier attempt's address (an open tab reloaded, a bookmark): its page was replaced by the
+                # latest attempt's, which is where the student is sent, so they never read an old score as new.
+                self.redirect(f"../{latest}/1")
+            else:
+                raise web.HTTPError(404)
+
+    class FeedbackPage(Feedback):
         @web.authenticated
         def get(self, assignment: str, attempt: str, number: str) -> None:
             rows = read_rows(settings, policy, self.current_user["name"], utcnow())
             found = feedback_page(rows, feedback, assignment, int(attempt), int(number))
-            latest = latest_attempt(rows, assignment)
-            if found is None and latest is not None and latest != int(attempt):
-                # An earlier attempt's address (an open tab reloaded, a bookmark): its page was replaced by the
-                # latest attempt's, which is where the student is sent, so they never read an old score as new.
-                self.redirect(f"../{latest}/1")
-                return
             if found is None:
                 raise web.HTTPError(404)
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.set_header("Content-Security-Policy", FEEDBACK_CSP)
-            self.set_header("X-Content-Type-Options", "nosniff")
-            self.set_header("Cache-Control", "no-store")
-            self.write(found)
+            self.serve_html(found, FEEDBACK_CSP)
 
-    serve([("", MyPage), (url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,4})/([0-9]{1,3})"), MyFeedback)])
+    class FeedbackStatus(Feedback):
+        @web.authenticated
+        def get(self, assignment: str, attempt: str) -> None:
+            now = utcnow()
+            rows = read_rows(settings, policy, self.current_user["name"], now)
+            self.set_header("Refresh", str(STATUS_REFRESH_SECONDS))
+            self.serve_html(feedback_status(rows, assignment, int(attempt), now), FRAME_CSP)
+
+    attempt_path = url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,4})")
+    serve([("", MyPage), (url_path_join(attempt_path, r"([0-9]{1,3})"), FeedbackFrame),
+           (url_path_join(attempt_path, r"([0-9]{1,3})/page"), FeedbackPage),
+           (url_path_join(attempt_path, "status"), FeedbackStatus)])
 
 
 if __name__ == "__main__":
