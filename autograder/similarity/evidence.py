@@ -65,10 +65,11 @@ MARGIN = 1.0
 # 0.61, 0.67 and 0.68 of the copies (precision 0.98-0.99): it steadies a thin measure, little more.
 PRIOR = 2.0
 MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
-# A pair's answers are weighed in each form of `program_form.FORMS` and the best counts (`best_scores`): three
+# A pair's answers are weighed in each form of `program_form.FORMS` and the best counts (`best_scores`): four
 # tries, each a share of the chance an honest pair has to reach the threshold (a weighted Bonferroni bound, the
-# shares 1/2 + 1/4 + 1/4). The text, the comparison from before disguises were seen through, keeps the largest.
-TRIES = {"program": 4, "style": 4, "text": 2}
+# shares 1/2 + 1/4 + 1/8 + 1/8). The text, the comparison from before disguises were seen through, keeps the
+# largest; the style form the next (it finds renamed and parenthesised copies).
+TRIES = {"program": 8, "style": 4, "loose": 8, "text": 2}
 
 
 @dataclass(frozen=True)
@@ -406,6 +407,8 @@ def groups(pairs: list[Pair]) -> list[list[str]]:
 
 ASIDE = {"program": "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside",
          "style": "as written but for names, layout, comments, parentheses, pass statements and dead code",
+         "loose": "as written but for names, layout, comments, parentheses, pass statements, dead code, temporaries "
+                  "and how axis is given",
          "text": "names, layout, comments and order aside"}
 
 

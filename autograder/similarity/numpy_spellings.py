@@ -46,6 +46,20 @@ def _numpy_call(node: ast.Call, numpy: str) -> str | None:
     return None
 
 
+def axis_named(node: ast.Call, numpy: str = "np") -> ast.Call | None:
+    """The call with NumPy's `axis` given by name where it was given by position (`np.sum(a, 1)`,
+    `np.concatenate((a, b), 1)`), nothing else changed; else None. How `axis` is passed is no style a copier
+    keeps: the answer compared with its style, loosely (`program_form.program(style=True, loose=True)`), sets
+    it aside too."""
+    name = _numpy_call(node, numpy)
+    args, keywords = node.args, node.keywords
+    if (name in (*AXIS_SECOND, "concatenate") and len(args) == 2 and not any(k.arg == "axis" for k in keywords)
+            and not any(isinstance(a, ast.Starred) for a in args)):
+        return ast.Call(node.func, [args[0]], sorted([*keywords, ast.keyword("axis", args[1])],
+                                                     key=lambda k: (k.arg is None, k.arg or "")))
+    return None
+
+
 def one_form(node: ast.Call, numpy: str = "np") -> ast.expr | None:
     """The one form of the call `node`, when the table has its spelling; else None. `node`'s own parts are
     reused, already rewritten."""
@@ -72,10 +86,8 @@ def one_form(node: ast.Call, numpy: str = "np") -> ast.expr | None:
         sequence = ast.List(list(args[0].elts), ast.Load()) if isinstance(args[0], ast.Tuple | ast.List) else args[0]
         return ast.Call(ast.Attribute(ast.Name(numpy, ast.Load()), "concatenate", ast.Load()), [sequence],
                         sorted([*rest, ast.keyword("axis", axis)], key=lambda k: k.arg or ""))
-    if name in AXIS_SECOND and len(args) == 2 and not any(k.arg == "axis" for k in keywords) and not any(
-            isinstance(a, ast.Starred) for a in args):
-        return ast.Call(node.func, [args[0]], sorted([*keywords, ast.keyword("axis", args[1])],
-                                                     key=lambda k: (k.arg is None, k.arg or "")))
+    if name in AXIS_SECOND:
+        return axis_named(node, numpy)
     func = node.func
     if (isinstance(func, ast.Attribute) and func.attr in METHODS and len(args) == 1 and not keywords
             and not (isinstance(func.value, ast.Name) and func.value.id == numpy)):

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from autograder.similarity.code_tokens import KEPT, MAX_TOKENS, NAME, STRING, Token, lexemes, tokens
-from autograder.similarity.numpy_spellings import one_form
+from autograder.similarity.numpy_spellings import axis_named, one_form
 
 MAX_NODES = 20_000  # syntax nodes an answer may have to be normalised (this course's answers: 10 to 300)
 MAX_DEPTH = 100  # nesting of the tree: the walks here recurse, and a chain of 5000 `+` would exhaust the stack
@@ -77,11 +77,13 @@ class _Stop(Exception):
 
 
 @functools.lru_cache(maxsize=8192)
-def program(source: str, kept: frozenset[str] = frozenset(), style: bool = False) -> Program:
+def program(source: str, kept: frozenset[str] = frozenset(), style: bool = False, loose: bool = False) -> Program:
     """`source` (an answer region) normalised and cut into tokens; never raises, whatever the text. With
     `style`, only what changes no style is set aside (parentheses, layout, comments, `pass`, docstrings, dead
     code, keyword order, a renamed def line), every other name is `V`, and a style honest students share
-    (`np.dot` for `@`, a temporary before `return`, `1.0` for `1`) is kept to tell them apart."""
+    (`np.dot` for `@`, a temporary before `return`, `1.0` for `1`) is kept to tell them apart; with `loose` as
+    well, temporaries and `axis` given by position are set aside too (a copier's first moves, and habits honest
+    students vary on)."""
     raw = tokens(source, kept)
     marks: dict[str, list] = {d: [] for d in DISGUISES}
     marks["comments"] = [text[1:].strip() for kind, text, _, _ in lexemes(source) if kind == "comment"]
@@ -100,7 +102,7 @@ def program(source: str, kept: frozenset[str] = frozenset(), style: bool = False
         _bounded(tree)
         marks["parentheses"] = [max(0, sum(t.text == "(" for t in raw) - ast.unparse(tree).count("("))]
         names = _Names(kept, signatures(kept))
-        tree.body = _normalised(tree.body, names, marks, style)
+        tree.body = _normalised(tree.body, names, marks, style, loose)
         found = _emit(tree.body, offset, len(source), names, marks) + unparsed
     except Exception as exc:  # noqa: BLE001 - hostile text: a bound reached, or the interpreter's own limits
         why = str(exc) if isinstance(exc, _Stop) else type(exc).__name__
@@ -108,16 +110,19 @@ def program(source: str, kept: frozenset[str] = frozenset(), style: bool = False
     return Program(tuple(found[:MAX_TOKENS]), _frozen(marks), problem)
 
 
-# An answer compared as the program it is, as its syntax with its style (`program(style=True)`), and as its text
-# (names and layout aside): what each sets aside, and what it keeps to tell honest students apart.
-FORMS = ("program", "style", "text")
+# An answer compared as the program it is, as its syntax with its style (`program(style=True)`), the same with
+# temporaries and `axis` by position aside ("loose"), and as its text (names and layout aside): what each sets
+# aside, and what it keeps to tell honest students apart. The style form without "loose" is kept beside it: set
+# aside there too, those habits made honest answers commoner and renamed copies harder to find (the benchmark's
+# 60-student classes: 2 of 9 renamed, parenthesised and padded copies lost).
+FORMS = ("program", "style", "loose", "text")
 
 
 def answer_tokens(source: str, kept: frozenset[str] = frozenset(), form: str = "program") -> list[Token]:
     """The tokens an answer is compared on, in `form` (one of FORMS)."""
     if form == "text":
         return tokens(source, kept)
-    return list(program(source, kept, form == "style").tokens)
+    return list(program(source, kept, form in ("style", "loose"), form == "loose").tokens)
 
 
 def _as_text(raw: list[Token], marks: dict[str, list], problem: str) -> Program:
@@ -225,16 +230,18 @@ class _Names:
         return self.given[name]
 
 
-def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list], style: bool = False
-                ) -> list[ast.stmt]:
+def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list], style: bool = False,
+                loose: bool = False) -> list[ast.stmt]:
     for node in ast.walk(ast.Module(body, [])):
         if isinstance(node, ast.Import):
             names.numpy |= {a.asname or a.name for a in node.names if a.name == "numpy"}
     body = _unwrapped(body, names, marks)
     names.assigned = set(_stored(ast.Module(body, [])))
     body = _cleaned(body, marks)
-    module = _Expressions(names, marks, style).visit(ast.Module(body, []))
+    module = _Expressions(names, marks, style, loose).visit(ast.Module(body, []))
     if style:
+        if loose:  # `t = a @ b; return t + c` is `return a @ b + c`
+            module.body = _inlined(module.body, names, marks)
         for node in ast.walk(module):
             if isinstance(node, ast.Name) and not names.keeps(node.id) and node.id != NUMPY:
                 node.id = NAME
@@ -300,8 +307,8 @@ class _Expressions(ast.NodeTransformer):
     """Keyword arguments ordered, NumPy's spellings as one form, whole numbers as numbers, constant `x if c
     else y` as its branch."""
 
-    def __init__(self, names: _Names, marks: dict[str, list], style: bool = False) -> None:
-        self.names, self.marks, self.style = names, marks, style
+    def __init__(self, names: _Names, marks: dict[str, list], style: bool = False, loose: bool = False) -> None:
+        self.names, self.marks, self.style, self.loose = names, marks, style, loose
 
     def visit_Name(self, node: ast.Name) -> ast.Name:
         if node.id in self.names.numpy and node.id != NUMPY:
@@ -315,7 +322,7 @@ class _Expressions(ast.NodeTransformer):
             self.marks["keyword order"].append(",".join(str(k.arg) for k in node.keywords))
             node.keywords = ordered
         spelled = ast.unparse(node.func)
-        form = None if self.style else one_form(node, NUMPY)
+        form = (axis_named(node, NUMPY) if self.loose else None) if self.style else one_form(node, NUMPY)
         if form is None:
             return node
         self.marks["NumPy spellings"].append(spelled)
@@ -376,6 +383,12 @@ def _blocks(body: list[ast.stmt]) -> list[list[ast.stmt]]:
 def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> list[ast.stmt]:
     """A temporary assigned once and read once, later in its own block, replaced by its value, when nothing
     its value reads is assigned on the way."""
+    while _alias_last(body):
+        # A name given to what was written just before, last and never read (`answer = out`): the release's
+        # starter `return answer`, a line of the release and not in the answer, returns `out`, as the
+        # release's line `return out` (left out of the answer) does.
+        marks["temporaries"].append(body[-1].targets[0].id)
+        body = body[:-1]
     module = ast.Module(body, [])
     stores: dict[str, int] = {}
     for name in _stored(module):
@@ -404,6 +417,21 @@ def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> lis
         marks["temporaries"].append(last.targets[0].id)
         body[-1] = ast.copy_location(ast.Return(last.value), last)
     return body
+
+
+def _alias_last(body: list[ast.stmt]) -> bool:
+    """Whether the last statement names anew, never to be read, what the statement before it wrote last."""
+    last = body[-1] if len(body) > 1 else None
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
+            and isinstance(last.value, ast.Name)):
+        return False
+    if last.targets[0].id in {n.id for n in _loaded(ast.Module(body, []))}:
+        return False
+    for node in reversed(body[:-1]):
+        written = (effects(node)[1] if isinstance(node, _SIMPLE) else set(_stored(node))) - {"<effect>"}
+        if written:
+            return last.value.id in written
+    return False
 
 
 def _inline(block: list[ast.stmt], at: int, name: str, value: ast.expr) -> bool:

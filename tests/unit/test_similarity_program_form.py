@@ -120,6 +120,56 @@ def test_spellings_of_one_program_are_one(a, b):
     assert _same(a, b, HSA)
 
 
+def _style(code: str, names: frozenset[str] = HSA, loose: bool = True) -> tuple[str, ...]:
+    return program(code, names, style=True, loose=loose).texts
+
+
+@pytest.mark.parametrize("how", ["extracted", "keywords", "parenthesised", "padded", "documented"])
+def test_the_style_form_sets_aside_what_no_style_keeps(how):
+    # A temporary and `axis` by position are no style a copier keeps (issue 43: extracted copies were 0 of 7
+    # found while the style form kept them): every real answer so disguised has its original's loose style form.
+    changed = 0
+    for answer in _answers("hidden_state_activation"):
+        disguised = sd.disguised(how, answer.code)
+        changed += disguised != answer.code
+        assert _style(disguised) == _style(answer.code), (answer.label, disguised)
+    assert changed >= 5
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("return np.dot(w_hh, x_t)", "return w_hh @ x_t"),  # a NumPy spelling is a style honest students keep
+    ("return np.matmul(w_hh, x_t)", "return np.dot(w_hh, x_t)"),
+    ("return 1.0 / (1 + np.exp(-z))", "return 1 / (1 + np.exp(-z))"),
+    ("return np.hstack((w_hh, w_hx))", "return np.hstack([w_hh, w_hx])"),
+    ("return w_hh + w_hx", "return w_hx + w_hh"),
+    ("return np.concatenate((w_hh, w_hx), 1)", "return np.concatenate((w_hh, w_hx), 0)"),
+])
+def test_the_style_form_keeps_a_style(a, b):
+    assert _style(a) != _style(b)
+    assert _style(a, loose=False) != _style(b, loose=False)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("return np.sum(w_hh, 1)", "return np.sum(w_hh, axis=1)"),
+    ("return np.concatenate((w_hh, w_hx), 1)", "return np.concatenate((w_hh, w_hx), axis=1)"),
+    ("t = w_hh @ x_t\nreturn t + w_hx", "return w_hh @ x_t + w_hx"),
+    ("out = np.tanh(x_t)\nresult = out", "out = np.tanh(x_t)"),  # an alias last: the release's return
+])
+def test_the_style_form_sets_aside_axis_by_position_and_temporaries(a, b):
+    assert _style(a) == _style(b)
+    assert _style(a, loose=False) != _style(b, loose=False)  # only loosely: a temporary is a habit
+
+
+def test_an_alias_assigned_last_is_the_releases_return():
+    # The release's `return stacked` is not in the answer region, so `... out[n:] = x_t` and the same with
+    # `stacked = out` after it return one thing; an alias read later, or a value that is no name, is kept.
+    body = "n = h_t_prev.shape[0]\nout = np.empty((5, 2))\nout[:n] = h_t_prev\nout[n:] = x_t"
+    assert _same(body, body + "\nstacked = out", HSA)
+    assert not _same(body, body + "\nstacked = out\nprint(stacked)", HSA)
+    assert not _same(body, body + "\nstacked = out.T", HSA)
+    assert not _same("a = w_hh\nb = w_hx", "a = w_hh", HSA)  # an alias of what was not written last
+
+
 def test_a_renamed_def_line_is_read_with_the_releases_names():
     body = "    return np.dot(w_hh, h_t_prev) + np.dot(w_hx, x_t)"
     renamed = "def formula_2(a, b, c, d):\n    return np.dot(a, c) + np.dot(b, d)"
