@@ -5,7 +5,17 @@ import math
 
 import pytest
 
-from autograder.similarity.evidence import bits, common_count, compare, pair_scores, set_bits, threshold
+from autograder.similarity.evidence import (
+    best_scores,
+    bits,
+    common_count,
+    compare,
+    explain,
+    information,
+    pair_scores,
+    set_bits,
+    threshold,
+)
 from autograder.similarity.notebook_work import StudentWork
 from autograder.similarity.program_form import program
 
@@ -110,3 +120,52 @@ def test_shared_spans_cover_the_shared_statements_of_mine():
     spans = shared_spans(apart, "    h = w_hh @ x_t + b_h\n    h = h * 2", frozenset({"w_hh", "x_t", "b_h"}))
     assert spans == [(4, apart.index("\n    print"))]
     assert shared_spans(mine, "    return w_hx", frozenset({"w_hx"})) == []
+
+
+def test_information_by_hand():
+    # log2((n - 1) / (df - 1)): the chance that another student writes an answer df of n students wrote.
+    assert information(2, 60) == pytest.approx(math.log2(59))
+    assert information(11, 101) == pytest.approx(math.log2(10))
+    assert information(1, 60) == pytest.approx(math.log2(59))  # a student's own answer: as rare as the class is
+
+
+def _set_class(n: int = 20, exercises: int = 3) -> list[StudentWork]:
+    """`n` students, each with an answer of their own to every exercise, but students 0 and 1, who hand in the
+    same answers: the pair's set of answers is theirs alone."""
+    def answer(i: int, e: int) -> str:
+        return f"    return np.tanh(w_hh) * {1000 + 37 * i + e}"
+    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1), e) for e in range(exercises)})
+             for i in range(n)]
+    return works
+
+
+def test_a_shared_set_of_answers_by_hand():
+    # Three answers that the pair alone wrote, 20 students: each has the chance 1/19, as a set 3 x log2(19) bits,
+    # less log2 of the sets tried, (3 + 1) x 2 as text (TRIES: the text is half the tries), 4 x 4 with style,
+    # 4 x 8 as a program; the exercises answered alike: 2^3 x 2 tried as text. The best form counts: the text.
+    works = _set_class()
+    whole = 3 * math.log2(19)
+    by_form = {form: pair_scores(works, form=form).scores[0, 1] for form in ("text", "style", "loose", "program")}
+    assert by_form["text"] == pytest.approx(whole - math.log2(4 * 2))
+    assert by_form["style"] == pytest.approx(whole - math.log2(4 * 4))
+    assert by_form["loose"] == pytest.approx(whole - math.log2(4 * 8))
+    assert by_form["program"] == pytest.approx(whole - math.log2(4 * 8))
+    scores, source = best_scores(works)
+    assert scores[0, 1] == pytest.approx(whole - 3) and source[0, 1].form == "text"
+    assert set(scores) == {(0, 1)}  # no one else shares anything worth a bit
+    # Explained, the pair's score is the one compared, and says what the set is worth.
+    pair = explain(works, "s01", "s00")
+    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 3, 1))
+    assert any(e.kind == "answers" and e.bits == pytest.approx(whole - 3) and "all 3 exercises" in e.text
+               and "a set handed in by 2 of 20 students" in e.text for e in pair.evidence)
+
+
+def test_a_set_is_worth_less_when_others_write_its_answers():
+    # A third student who wrote one of the pair's answers makes it 2/19 likely: log2(19) - log2(19/2) = 1 bit less.
+    works = _set_class()
+    works[5].answers["e0"] = works[0].answers["e0"]
+    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 3)
+    # Two of three answers alike only: the set of all but one (E + 1 = 4 sets tried as text), 2 x log2(19) - 3.
+    works = _set_class()
+    works[1].answers["e2"] = "    return w_hh"
+    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 3)
