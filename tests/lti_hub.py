@@ -53,7 +53,7 @@ class Hub:
         return self.log.read_text(errors="replace")
 
 
-def hub_config(folder: Path, courses: list[Path], port: int, hub_port: int) -> Path:
+def hub_config(folder: Path, courses: list[Path], port: int, hub_port: int, extra: str = "") -> Path:
     config = folder / "jupyterhub_config.py"
     config.write_text(f"""
 c = get_config()  # noqa: F821
@@ -73,16 +73,17 @@ c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
 c.JupyterHub.services = [{{"name": "launch-tests", "api_token": {ADMIN_TOKEN!r}}}]
 c.JupyterHub.load_roles = [{{"name": "launch-tests", "services": ["launch-tests"],
                             "scopes": ["read:users", "read:groups", "list:users", "list:groups"]}}]
-""")
+{extra}""")
     return config
 
 
-def start_hub(folder: Path, courses: list[Path], port: int) -> Hub:
-    """The hub on 127.0.0.1:`port` (chosen by the caller, who registers its URLs with the platform first)."""
+def start_hub(folder: Path, courses: list[Path], port: int, extra: str = "") -> Hub:
+    """The hub on 127.0.0.1:`port` (chosen by the caller, who registers its URLs with the platform first); `extra`:
+    lines of configuration after ours (they win)."""
     assert PROXY.exists(), f"no {PROXY}: run `npm ci` in the repository (make test does)"
     folder.mkdir(parents=True, exist_ok=True)
     hub_port = free_port()
-    config = hub_config(folder, courses, port, hub_port)
+    config = hub_config(folder, courses, port, hub_port, extra)
     log = folder / "jupyterhub.log"
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     with log.open("wb") as out:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode
@@ -43,6 +44,13 @@ from autograder.course.submitted import (
 from autograder.watch.exchange import BOUNDS, NBGRADER_TIME, Uncollectable, name_parts
 
 EPOCH = datetime(1970, 1, 1)
+
+
+def course_bounds(coursedir: Any) -> FolderBounds:
+    """`FolderBounds`, narrowed by the course's nbgrader `max_file_size` and `max_dir_size` (kilobytes) where
+    smaller: what a submission may hold, collected here or handed to the exchange service."""
+    return replace(BOUNDS, file_bytes=min(BOUNDS.file_bytes, 1000 * coursedir.max_file_size),
+                   total_bytes=min(BOUNDS.total_bytes, 1000 * coursedir.max_dir_size))
 
 
 @dataclass(frozen=True)
@@ -196,9 +204,7 @@ class ExchangeTimeCollect(ExchangeCollect):
                              "you may disable this warning by unsetting the option CollectApp.check_owner")
 
     def bounds(self) -> FolderBounds:
-        """`FolderBounds`, narrowed by nbgrader's `max_file_size` and `max_dir_size` (kilobytes) where smaller."""
-        return replace(BOUNDS, file_bytes=min(BOUNDS.file_bytes, 1000 * self.coursedir.max_file_size),
-                       total_bytes=min(BOUNDS.total_bytes, 1000 * self.coursedir.max_dir_size))
+        return course_bounds(self.coursedir)
 
     def copy_entry(self, src: Path, dest: Path, changed_ns: int) -> datetime:
         """Copy the entry `src` to `dest` (built beside it, swapped in whole) with the exchange's time in its

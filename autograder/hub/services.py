@@ -77,6 +77,24 @@ def my_assignments_service(course: HubCourse) -> tuple[dict, dict]:
     return service, role
 
 
+def exchange_service_name(course_id: str) -> str:
+    return f"autograder-exchange-{course_id}"
+
+
+def exchange_service(course: HubCourse) -> tuple[dict, dict]:
+    """The course's exchange service (autograder/hub/exchange_service.py: students hand in and fetch through it
+    when they share one uid), and the role that lets the course's students use it. A student's server reaches it
+    with its own token: `c.Spawner.server_token_scopes` must include `access:services!service=<its name>`
+    (docs/administrators/exchange-service.md)."""
+    name = exchange_service_name(course.course_id)
+    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
+               "command": [sys.executable, "-m", "autograder.hub.exchange_service"],
+               "info": {"course": course.course_id, "what": "students hand in and fetch through it"}}
+    role = {"name": f"{name}-users", "scopes": [f"access:services!service={name}"],
+            "groups": [student_group(course.course_id)]}
+    return service, role
+
+
 def idle_culler_service(timeout: int = IDLE_TIMEOUT_SECONDS) -> tuple[dict, dict]:
     """jupyterhub-idle-culler as a managed service, and the role that lets it read activity and stop servers."""
     service = {"name": IDLE_CULLER,
