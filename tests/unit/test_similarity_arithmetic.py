@@ -156,8 +156,10 @@ def test_a_shared_set_of_answers_by_hand():
     # Explained, the pair's score is the one compared, and says what the set is worth.
     pair = explain(works, "s01", "s00")
     assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 3, 1))
-    assert any(e.kind == "answers" and e.bits == pytest.approx(whole - 3) and "all 3 exercises" in e.text
-               and "a set handed in by 2 of 20 students" in e.text for e in pair.evidence)
+    assert [(e.kind, e.text) for e in pair.evidence] == [("answers", (
+        "the same answers to all 3 exercises (names, layout, comments and order aside): a set handed in by 2 of 20 "
+        "students, that two students working alone would both write about once in 857 pairs"))]  # 19^3 / 8
+    assert pair.evidence[0].bits == pytest.approx(whole - 3)
 
 
 def test_a_set_is_worth_less_when_others_write_its_answers():
@@ -169,3 +171,38 @@ def test_a_set_is_worth_less_when_others_write_its_answers():
     works = _set_class()
     works[1].answers["e2"] = "    return w_hh"
     assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 3)
+    assert [e.text for e in explain(works, "s00", "s01").evidence] == [
+        "the same answers to every exercise but e2 (names, layout, comments and order aside): a set handed in by 2 "
+        "of 20 students, that two students working alone would both write about once in 45 pairs"]  # 19^2 / 8
+
+
+def test_exercises_answered_alike_by_hand():
+    # Two of three exercises answered alike, long enough to be fingerprinted: each exercise's code is worth
+    # log2(7) (every fingerprint the pair's alone), the exercises alike 2 x log2(19) less log2(2^3 x TRIES), the
+    # set of all but e2 2 x log2(19) less log2((3 + 1) x TRIES). One fact: the code's 2 x log2(7) counts.
+    def answer(i: int, e: int) -> str:
+        u = 1000 + 37 * i + 5 * e
+        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
+    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
+             for i in range(20)]
+    for form, tries in (("text", 2), ("style", 4), ("loose", 8), ("program", 8)):
+        scored = pair_scores(works, form=form)
+        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(8 * tries)))}
+        assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(7))}
+    pair = explain(works, "s00", "s01")  # the first form to reach the best score: the program
+    aside = "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside"
+    assert [(e.kind, e.text) for e in pair.evidence] == [
+        ("answers", f"the same answers to every exercise but e2 ({aside}): a set handed in by 2 of 20 students, "
+                    "that two students working alone would both write about once in 11 pairs"),  # 19^2 / 32
+        ("code", "e0: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
+                 "students)"),
+        ("code", "e1: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
+                 "students)"),
+        ("together", f"2 exercises answered alike as a whole (e0, e1; {aside}), answers that two students working "
+                     "alone would all write about once in 6 pairs"),  # 19^2 / 64
+    ]
+    assert [e.bits for e in pair.evidence] == pytest.approx(
+        [2 * math.log2(19) - 5, math.log2(7), math.log2(7), 2 * math.log2(19) - 6])
+    # A third student with e0's answer: it is no longer uncommon together for the pair alone, and worth less.
+    works[7].answers["e0"] = works[0].answers["e0"]
+    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(7) + math.log2(7 / 2))
