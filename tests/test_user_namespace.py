@@ -1,11 +1,11 @@
 """Grading inside a user namespace, as a grader in a Kubernetes pod with `hostUsers: false` runs (the whole
 `autograder grade` command and its Dask worker are inside; the machine has no Kubernetes).
 
-- A pod's namespace (65,536 ids mapped, a read-only cgroupfs, as the kubelet and container runtime give it):
-  the sandbox reaches "full" (uid nobody, every namespace, an empty /proc) but for per-submission cgroups, so
-  the rlimits hold memory and processes; the cheats, hostile submissions and hostile folders of
-  tests/test_attacks.py and tests/test_hostile_folders.py that the namespace could change hold there, graded by a
-  Dask worker.
+- A pod's namespace (65,536 ids mapped, a read-only cgroupfs, as the kubelet and container runtime give it; only
+  the capabilities deploy/kubernetes/workers.yaml gives the workers): the sandbox reaches "full" (uid nobody, every
+  namespace, an empty /proc) but for per-submission cgroups, so the rlimits hold memory and processes; the cheats,
+  hostile submissions and hostile folders of tests/test_attacks.py and tests/test_hostile_folders.py that the
+  namespace could change hold there, graded by a Dask worker.
 - `unshare --user --map-root-user` (root alone mapped, setgroups denied): no uid to drop to, so "userns"
   (every namespace, the uid kept), said as such; asking for "full" there is refused in one line.
 
@@ -70,6 +70,20 @@ def graded(cells: dict[str, float]) -> dict[str, float]:
     return {name: cells[name] for name in FULL}
 
 
+def worker_capabilities() -> list[str]:
+    """What the grading workers' pods add, all else dropped (deploy/kubernetes/workers.yaml)."""
+    import yaml
+
+    from autograder.devtools.repo import ROOT
+
+    docs = yaml.safe_load_all((ROOT / "deploy" / "kubernetes" / "workers.yaml").read_text())
+    worker = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "autograder-dask-worker")
+    [container] = worker["spec"]["template"]["spec"]["containers"]
+    capabilities = container["securityContext"]["capabilities"]
+    assert capabilities["drop"] == ["ALL"]
+    return capabilities["add"]
+
+
 def _environment() -> dict[str, str]:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
@@ -116,7 +130,11 @@ def in_pod(tmp_path_factory):
         (folder / NOTEBOOK).write_bytes((course / "submitted" / "solution" / ASSIGNMENT / NOTEBOOK).read_bytes())
         HOSTILE[student][0](folder)
     started = time.monotonic()
-    done = subprocess.run(pod_namespace([sys.executable, "-c", IN_POD, CLI, ASSIGNMENT]), cwd=course,
+    # With only the capabilities the workers' pods get (deploy/kubernetes/workers.yaml).
+    bounding = ",".join(["-all", *(f"+{cap.lower()}" for cap in worker_capabilities())])
+    command = ["setpriv", "--bounding-set", bounding, "--inh-caps", "-all", "--", sys.executable, "-c", IN_POD, CLI,
+               ASSIGNMENT]
+    done = subprocess.run(pod_namespace(command), cwd=course,
                           env=_environment(), capture_output=True, text=True, timeout=600)
     listener.close()
     return course, done, connections, time.monotonic() - started
