@@ -173,6 +173,21 @@ def released_feedback(world: World, entry: str, page: bytes) -> None:
     exchange.release(exchange.secret(parsed), "ps1", page)
 
 
+def nbgrader_collect(world: World) -> Path:
+    """`nbgrader collect ps1` in the course (its own config, as an instructor's formgrader runs it); submitted/."""
+    from nbgrader.auth import Authenticator
+
+    from autograder.collect.exchange_collect import ExchangeTimeCollect
+    from autograder.course.settings import read_course
+
+    settings = read_course(world.course)
+    settings.coursedir.assignment_id = "ps1"
+    settings.coursedir.db_url = f"sqlite:///{world.root / 'gradebook.db'}"
+    ExchangeTimeCollect(coursedir=settings.coursedir, authenticator=Authenticator(config=settings.config),
+                        config=settings.config).start()
+    return world.course / "submitted"
+
+
 def test_two_students_of_one_uid_hand_in_as_themselves_and_fetch_only_their_own_feedback(world):
     from autograder.watch.exchange import Exchange
 
@@ -190,6 +205,10 @@ def test_two_students_of_one_uid_hand_in_as_themselves_and_fetch_only_their_own_
         assert answer in (dest / "ps1.ipynb").read_text() and (dest / "data.txt").exists()
         written = (world.exchange / "inbound" / entry / "timestamp.txt").read_text()
         assert written == told["timestamp"] and written in entry  # the service's clock, told back to the student
+    # `nbgrader collect` (the framework's collect class, as the formgrader's Collect button runs it), unchanged.
+    collected = nbgrader_collect(world)
+    for student, answer in (("ana", "ana answer"), ("ben", "ben answer")):
+        assert answer in (collected / student / "ps1" / "ps1.ipynb").read_text()
     # Nothing of the exchange is open to other users (the students' servers share one uid, which is not the
     # service's): the course's folder is closed.
     assert world.exchange.stat().st_mode & 0o007 == 0
@@ -267,6 +286,9 @@ def test_past_the_course_bound_a_hostile_name_or_a_flood_is_refused_in_one_line_
         response = world.post("cy", "ps1", files)
         assert response.status_code in (400, 413), (what, response.text)
         assert "nothing written" in response.json()["error"] and "\n" not in response.json()["error"], what
+    # A body past what the bound could need is dropped unread, and the student still reads why.
+    response = world.post("cy", "ps1", {"big.bin": os.urandom(3 * BOUND_KB * 1000)})
+    assert response.status_code == 413 and "larger than 100 kB, the bound of cs101" in response.json()["error"]
     assert world.post("cy", "ps1", b"not json").status_code == 400
     assert world.post("cy", "unreleased", {"a.txt": b"x"}).status_code == 404
     assert world.inbound() == before
