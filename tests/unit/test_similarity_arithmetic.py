@@ -206,3 +206,19 @@ def test_exercises_answered_alike_by_hand():
     # A third student with e0's answer: it is no longer uncommon together for the pair alone, and worth less.
     works[7].answers["e0"] = works[0].answers["e0"]
     assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(7) + math.log2(7 / 2))
+
+
+def test_compare_returns_the_flagged_pairs_best_first_with_their_groups():
+    # Three pairs sharing created cell ids (worth log2(7) each, capped at two): 2, 1 and 2 ids; s04-s05 joins s00.
+    works = [StudentWork(f"s{i:02d}", created_ids={f"own{i}": "x"}) for i in range(20)]
+    for i, j, ids in ((0, 1, ["a", "b"]), (2, 3, ["c"]), (0, 4, ["d", "e"])):
+        for k in (i, j):
+            works[k].created_ids.update({key: "cell" for key in ids})
+    comparison = compare("an assignment", works, frozenset({"w_hh"}), ["s99: not a notebook"], margin=-100.0)
+    assert (comparison.assignment, comparison.compared, comparison.threshold) == ("an assignment", 20, -92.4)
+    assert [(p.a, p.b, p.score) for p in comparison.pairs] == [("s00", "s04", 5.6), ("s00", "s01", 5.6),
+                                                              ("s02", "s03", 2.8)]
+    assert comparison.groups == [["s00", "s01", "s04"], ["s02", "s03"]]
+    assert comparison.refused == ["s99: not a notebook"] and comparison.unparsed == []
+    assert comparison.names == frozenset({"w_hh"}) and sorted(comparison.works) == [w.student for w in works]
+    assert all(p.evidence for p in comparison.pairs)

@@ -3,6 +3,7 @@ course's real answers (the catalogue's right and wrong ones), is seen through, a
 answer does; answers that do different things stay different; a hostile answer costs a bounded time and is
 named; winnowing keeps what it must."""
 
+import ast
 import time
 
 import pytest
@@ -15,6 +16,7 @@ from autograder.similarity import program_form
 from autograder.similarity.code_tokens import MAX_TOKENS, Token
 from autograder.similarity.evidence import set_aside
 from autograder.similarity.notebook_work import ReleasedNotebook, answer_region
+from autograder.similarity.numpy_spellings import one_form
 from autograder.similarity.program_form import program
 from autograder.similarity.winnowing import WINDOW, K, fingerprints, winnowed
 
@@ -275,3 +277,46 @@ def test_the_table_of_numpy_spellings_is_the_documented_one():
     page = (ROOT / "docs" / "instructors" / "integrity.md").read_text()
     for spellings, form in TABLE:
         assert f"| {spellings} | {form} |" in page.replace("`", "")
+
+
+@pytest.mark.parametrize(("mine", "theirs", "said"), [
+    ("    return w_hh @ x_t", "    return (w_hh @ x_t)", "once parentheses are set aside"),
+    ("    return w_hh @ x_t", "    return w_hh @  x_t", "once layout is set aside"),
+    ("    return w_hh @ x_t", "    return w_hh @ x_t#mine", "once comments are set aside"),
+    ("    return w_hh @ x_t", "    return np.dot(w_hh,  x_t)", "once NumPy spellings are set aside"),
+    ("    return w_hh * 2", "    return w_hh * 2.0", "once numbers are set aside"),
+    ("    return w_hh @ x_t", "    return (w_hh @ x_t)#mine", "once comments and parentheses are set aside"),
+    ("    return w_hh @ x_t", "    return (w_hh @ x_t)  # mine", "once layout, comments and parentheses are set aside"),
+])
+def test_the_disguises_seen_through_in_words(mine, theirs, said):
+    # One disguise "is" set aside unless its name is a plural; two or more, listed with "and", "are".
+    assert set_aside(mine, theirs, HSA) == said
+
+
+@pytest.mark.parametrize(("call", "form"), [
+    ("np.dot(a, b)", "a @ b"), ("np.matmul(a, b)", "a @ b"), ("a.dot(b)", "a @ b"),
+    ("np.add(a, b)", "a + b"), ("np.subtract(a, b)", "a - b"), ("np.multiply(a, b)", "a * b"),
+    ("np.divide(a, b)", "a / b"), ("np.true_divide(a, b)", "a / b"), ("np.power(a, b)", "a ** b"),
+    ("np.hstack((a, b))", "np.concatenate([a, b], axis=1)"),
+    ("np.column_stack([a, b])", "np.concatenate([a, b], axis=1)"),
+    ("np.vstack((a, b))", "np.concatenate([a, b], axis=0)"),
+    ("np.row_stack([a, b])", "np.concatenate([a, b], axis=0)"),
+    ("np.concatenate((a, b))", "np.concatenate([a, b], axis=0)"),
+    ("np.concatenate((a, b), 1)", "np.concatenate([a, b], axis=1)"),
+    ("np.concatenate((a, b), axis=1, out=o)", "np.concatenate([a, b], axis=1, out=o)"),
+    ("np.hstack(parts)", "np.concatenate(parts, axis=1)"),
+    ("np.transpose(a)", "a.T"),
+    ("np.sum(a, 1)", "np.sum(a, axis=1)"), ("np.argmax(a, 0)", "np.argmax(a, axis=0)"),
+    ("np.sum(a, 1, keepdims=True)", "np.sum(a, axis=1, keepdims=True)"),
+])
+def test_each_spelling_has_its_one_form(call, form):
+    assert ast.unparse(one_form(ast.parse(call, mode="eval").body)) == form
+
+
+@pytest.mark.parametrize("call", ["np.dot(a, b, out=o)", "np.hstack((a, b), axis=0)", "np.hstack(*parts)",
+                                  "np.concatenate()", "np.sum(a, axis=1)", "np.sum(*a)", "np.c_[a, b]",
+                                  "np.einsum('ij,jk', a, b)", "a.dot(b, c)", "np.dot(a)", "np.transpose(a, (1, 0))",
+                                  "xp.dot(a, b)", "np.dot.x(a, b)"])
+def test_what_the_table_does_not_name_is_left_as_written(call):
+    node = ast.parse(call, mode="eval").body
+    assert not isinstance(node, ast.Call) or one_form(node) is None
