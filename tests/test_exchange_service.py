@@ -325,7 +325,8 @@ def test_with_the_service_down_the_student_is_told_and_nothing_is_lost(world):
     assert (world.exchange / "inbound" / new / "ps1.ipynb").read_bytes() == kept
 
 
-def test_the_service_refuses_to_start_where_the_watcher_would_refuse_what_it_writes(world, tmp_path):
+def test_the_service_refuses_to_start_where_the_watcher_would_refuse_what_it_writes_or_others_could_read(world,
+                                                                                                          tmp_path):
     from autograder.hub.exchange_service import ServiceError, exchange_folder
 
     shutil.copytree(world.course, tmp_path / "course")
@@ -333,3 +334,13 @@ def test_the_service_refuses_to_start_where_the_watcher_would_refuse_what_it_wri
     config.write_text(config.read_text().replace("check_owner = False", "check_owner = True"))
     with pytest.raises(ServiceError, match="set c.CollectApp.check_owner = False"):
         exchange_folder(tmp_path / "course")
+
+    # The course's folder in the exchange made first by someone else, as a link to a folder they can read.
+    config.write_text(config.read_text().replace("check_owner = True", "check_owner = False")
+                      .replace(str(world.root / "exchange"), str(tmp_path / "exchange")))
+    (tmp_path / "exchange").mkdir()
+    (tmp_path / "theirs").mkdir(mode=0o777)
+    (tmp_path / "exchange" / COURSE).symlink_to(tmp_path / "theirs")
+    with pytest.raises(ServiceError, match=r"cs101 is a link, not this service's"):
+        exchange_folder(tmp_path / "course").make_private()
+    assert not os.listdir(tmp_path / "theirs")

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.course.submitted import TIMESTAMP_FILE, FolderBounds, UnsafeFile, shown, valid_student_id
-from autograder.hub.exchange_wire import TooLarge, WireError, decode, encode, read_folder, write_folder
+from autograder.hub.exchange_wire import TooLarge, WireError, as_json, decode, read_folder, write_folder
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Uncollectable, name_parts
 
 # A student's submissions accepted within FLOOD_SECONDS, past which the next is refused until the oldest ages out:
@@ -88,7 +88,8 @@ class ExchangeFolder:
         return self.bounds.total_bytes * 4 // 3 + BODY_SLACK
 
     def make_private(self) -> None:
-        """The course's folder (made when missing) closed to other users, with inbound/ and .incoming/ in it;
+        """The course's folder (made when missing) closed to other users (its group, the watcher's, keeps what it
+        has), with inbound/ and .incoming/ in it;
         ServiceError for one that is a link or someone else's (a student could have made it to read it)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         info = os.lstat(self.folder)
@@ -97,7 +98,7 @@ class ExchangeFolder:
             raise ServiceError(f"{self.folder} is {what}, not this service's: remove it and start the service again")
         os.chmod(self.folder, stat.S_IMODE(info.st_mode) & ~PRIVATE)
         for path in (self.inbound, self.folder / STAGING):
-            path.mkdir(mode=0o700, exist_ok=True)
+            path.mkdir(mode=0o750, exist_ok=True)  # the group: a watcher of another uid in the same pod
 
     def check_flood(self, student: str, now: float) -> None:
         recent = self.accepted[student]
@@ -195,11 +196,10 @@ class ExchangeFolder:
                 for name, assignment, stamp in self.own(student)]
 
     def feedback_of(self, student: str, assignment: str) -> dict[str, list[dict]]:
-        import base64
-
-        return {"feedback": [{"timestamp": stamp, "pages": {notebook: base64.b64encode(page).decode("ascii")
-                                               for notebook, page in self.pages(name).items() if page is not None}}
-                for name, _, stamp in self.own(student, assignment)]}
+        return {"feedback": [
+            {"timestamp": stamp, "pages": as_json({notebook: page for notebook, page in self.pages(name).items()
+                                                   if page is not None})}
+            for name, _, stamp in self.own(student, assignment)]}
 
 
 def exchange_folder(course: Path) -> ExchangeFolder:
@@ -288,7 +288,7 @@ def main() -> None:
             if not assignment:
                 self.answer(lambda: {"assignments": exchange.released()})
             else:
-                self.answer(lambda: {"files": json.loads(encode(exchange.released_files(assignment)))["files"]})
+                self.answer(lambda: {"files": as_json(exchange.released_files(assignment))})
 
     @web.stream_request_body
     class Submissions(Api):

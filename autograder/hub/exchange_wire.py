@@ -63,9 +63,13 @@ def decode(body: bytes, bounds: FolderBounds) -> dict[PurePosixPath, bytes]:
     return decoded
 
 
+def as_json(files: dict[str, bytes]) -> dict[str, str]:
+    """`files` as the "files" of a body: each content in base64."""
+    return {name: base64.b64encode(data).decode("ascii") for name, data in files.items()}
+
+
 def encode(files: dict[str, bytes]) -> bytes:
-    return json.dumps({"files": {name: base64.b64encode(data).decode("ascii") for name, data in files.items()}}
-                      ).encode()
+    return json.dumps({"files": as_json(files)}).encode()
 
 
 def read_folder(folder: Path, ignore: list[str], bounds: FolderBounds) -> dict[str, bytes]:
