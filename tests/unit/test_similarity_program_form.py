@@ -320,3 +320,27 @@ def test_each_spelling_has_its_one_form(call, form):
 def test_what_the_table_does_not_name_is_left_as_written(call):
     node = ast.parse(call, mode="eval").body
     assert not isinstance(node, ast.Call) or one_form(node) is None
+
+
+def test_a_hostile_cell_costs_bounded_tokens_time_and_memory():
+    # A cell as long as the reader keeps (MAX_CELL_CHARS): 20,000 names added up. Each form stops at MAX_TOKENS,
+    # in well under 2 CPU-s for all four (measured 0.4 s) and under 32 MB traced (measured 4 MB).
+    import tracemalloc
+
+    from autograder.similarity.notebook_work import MAX_CELL_CHARS
+    text = ("x = " + " + ".join(["w_hh"] * 20_000))[:MAX_CELL_CHARS]
+    assert len(text) == MAX_CELL_CHARS
+    started = time.process_time()
+    for form in program_form.FORMS:
+        assert 0 < len(program_form.answer_tokens(text, HSA, form)) <= MAX_TOKENS
+        assert 0 < len(fingerprints(text, HSA, form=form)) <= MAX_TOKENS
+    assert time.process_time() - started < 2.0
+    program.cache_clear()
+    tracemalloc.start()
+    try:
+        found = program(text, HSA)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.problem == f"normalisation stopped at its bound ({MAX_TOKENS} tokens): compared on its text"
+    assert peak < 32 * 2**20
