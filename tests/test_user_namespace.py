@@ -8,8 +8,9 @@
   namespace could change hold there, graded by a Dask worker.
 - `unshare --user --map-root-user` (root alone mapped, setgroups denied): no uid to drop to, so "userns"
   (every namespace, the uid kept), said as such; asking for "full" there is refused in one line.
+- Without SYS_ADMIN in the pod's namespace: refused in one line, as on a host without namespaces.
 
-Cost: about 16 CPU-seconds, children included (two grading runs, a LocalCluster, one zygote).
+Cost: 18-23 CPU-seconds, children included (two grading runs, a LocalCluster, three zygotes).
 """
 
 import json
@@ -62,6 +63,16 @@ try:
     Zygote("full").start()
 except SandboxError as exc:
     print("FULL", exc)
+"""
+
+
+REFUSAL = """
+from autograder.sandbox.sandbox_errors import SandboxError
+from autograder.sandbox.zygote_handle import Zygote
+try:
+    Zygote().start()
+except SandboxError as exc:
+    print("REFUSED", exc)
 """
 
 
@@ -219,3 +230,15 @@ def test_with_root_alone_mapped_full_is_refused_in_one_line(map_root_user):
     assert lines[1].startswith("FULL not grading: the sandbox cannot hide") and len(lines) == 2
     assert "uid and gid 65534 (nobody) cannot be taken in this user namespace" in lines[1]
     assert json.dumps(lines)  # one line each: nothing else was printed
+
+
+def test_in_a_pods_namespace_without_sys_admin_the_sandbox_refuses_in_one_line():
+    """Fail closed where the pod cannot make namespaces (the workers' capabilities but SYS_ADMIN, as in the chart's
+    own pods): no level below the one asked for, one line."""
+    bounding = ",".join(["-all", *(f"+{cap.lower()}" for cap in worker_capabilities() if cap != "SYS_ADMIN")])
+    command = ["setpriv", "--bounding-set", bounding, "--inh-caps", "-all", "--", sys.executable, "-c", REFUSAL]
+    done = subprocess.run(pod_namespace(command), env=_environment(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = done.stdout.strip().splitlines()
+    assert line.startswith("REFUSED not grading: the sandbox cannot hide"), line
+    assert "(full isolation unavailable: [Errno 1] unshare: Operation not permitted)" in line, line

@@ -4,7 +4,7 @@ by default (1.33) and the newest the package ships; the Zero to JupyterHub value
 they configure (a misspelt setting is no trait and fails), the student's pod KubeSpawner builds from them validated
 like the rest; and the names that tie config.yaml to course.yaml and to the hub's own services.
 
-Cost: about 6 CPU-seconds (importing kubespawner and the JupyterHub classes; the schemas are read once).
+Cost: about 9 CPU-seconds (importing kubespawner and the JupyterHub classes; the schemas are read once).
 """
 
 import asyncio
