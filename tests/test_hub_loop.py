@@ -167,6 +167,20 @@ def test_my_assignments_opens_from_jupyterlabs_course_menu_with_the_latest_attem
         again.get_by_role("heading", name=f"My assignments: {COURSE_ID}").wait_for()
     finally:
         again.close()
+    # And from the Launcher: a card of its own in a "Course" section (jupyter-server-proxy's launcher entry).
+    lab.get_by_role("menuitem", name="File").click()
+    lab.get_by_role("menuitem", name="New Launcher").click()
+    card = lab.locator(".jp-Launcher .jp-LauncherCard").filter(has_text="My assignments")
+    card.wait_for()
+    lab.screenshot(path=str(SHOTS / "page-hub-loop-launcher.png"))
+    with context.expect_page() as opened:
+        card.click()
+    from_card = opened.value
+    try:
+        from_card.get_by_role("heading", name=f"My assignments: {COURSE_ID}").wait_for()
+        assert "/services/" in from_card.url, from_card.url
+    finally:
+        from_card.close()
 
 
 def test_a_students_session_reaches_no_formgrader(loop):

@@ -111,8 +111,8 @@ class CourseSpawner(LocalProcessSpawner):
         services_url = self.hub.base_url.removesuffix("hub/") + "services/"
         # Each server its own settings (a named one, its course's formgrader): a folder per server.
         key = self.user.name if not self.name else f"{self.user.name}+{quote(self.name, safe='')}"
-        folder = write_user_config(Path(self.user_config_root), key, learns, teaches, services_url)
         python, packages = user_python()
+        folder = write_user_config(Path(self.user_config_root), key, learns, teaches, services_url, python)
         if teaches:
             import autograder
 

@@ -15,14 +15,14 @@ CONFIG_NAME = "nbgrader_config.json"
 
 
 def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: list[HubCourse],
-                      services_url: str = "/services/") -> Path:
+                      services_url: str = "/services/", python: str = "python3") -> Path:
     """`root/<user>/nbgrader_config.json` for a user (`user`: their name, or name+server for a named server) who
     learns in `learns` and teaches `teaches`; its folder.
     One course: its id is set, as nbgrader's Assignments panel wants. Several: no id, and the panel lists every
     course of the exchange (nbgrader's multi-course set-up); an instructor's formgrader runs the first of `teaches`
     (the course a named server is for, spawner.py).
-    A student's JupyterLab gets a Course menu and a file browser button opening their My assignments page of each
-    course (the hub's services under `services_url`)."""
+    A student's JupyterLab gets a Course menu, a file browser button and a Launcher card opening their My
+    assignments page of each course (the hub's services under `services_url`; the card's process runs `python`)."""
     courses = [*teaches, *learns]
     settings: dict[str, dict[str, str]] = {"Exchange": {"root": str(courses[0].exchange_root)}}
     if len(courses) == 1:
@@ -47,8 +47,13 @@ def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: l
     os.chmod(extensions, 0o755)
     # Staff get the inert pages; students the page a launch lands on (open_assignment.py) and the Course menu.
     chosen, dropped = (STAFF_PAGES_FILE, STUDENT_PAGES_FILE) if teaches else (STUDENT_PAGES_FILE, STAFF_PAGES_FILE)
-    _write(extensions / chosen, {"ServerApp": {"jpserver_extensions": {STAFF_PAGES if teaches else OPEN_ASSIGNMENT:
-                                                                        True}}})
+    if teaches:  # no proxy at all on a server that opens what students wrote: it could reach the hub's services
+        _write(extensions / chosen, {"ServerApp": {"jpserver_extensions": {STAFF_PAGES: True, SERVER_PROXY: False}}})
+        (folder / SERVER_CONFIG).unlink(missing_ok=True)
+    else:
+        _write(extensions / chosen, {"ServerApp": {"jpserver_extensions": {OPEN_ASSIGNMENT: True}}})
+        # Settings other than the extensions' list are read from the server's own file, not from the `.d` folder.
+        _write(folder / SERVER_CONFIG, {"ServerProxy": launcher_cards(learns, services_url, python)})
     (extensions / dropped).unlink(missing_ok=True)
     lab_settings = folder / "lab_settings"
     if teaches:
@@ -65,7 +70,7 @@ def write_user_config(root: Path, user: str, learns: list[HubCourse], teaches: l
 def course_links(learns: list[HubCourse], services_url: str) -> dict:
     """JupyterLab's settings overrides opening the student's My assignments page of each course in a browser tab
     (the page links back), with JupyterLab's own help:open command, so no extension is built: a Course menu, and
-    a button in the file browser's toolbar, beside the Launcher's "+" (a Launcher card needs an extension)."""
+    a button in the file browser's toolbar, beside the Launcher's "+" (the Launcher's card: `launcher_cards`)."""
     def opens(course: HubCourse) -> dict:
         text = MY_ASSIGNMENTS if len(learns) == 1 else f"{MY_ASSIGNMENTS}: {course.course_id}"
         return {"command": "help:open", "args": {
@@ -80,6 +85,23 @@ def course_links(learns: list[HubCourse], services_url: str) -> dict:
             FILE_BROWSER: {"toolbar": buttons}}
 
 
+def launcher_cards(learns: list[HubCourse], services_url: str, python: str) -> dict:
+    """jupyter-server-proxy's settings: a Launcher card per course, in a "Course" section, each opening a process
+    (my_assignments_redirect.py, started at its first click) that sends the browser on to the My assignments page.
+    The proxy's `/proxy/<port>` reaches what the student's own terminal reaches on loopback, through their own
+    server only (the hub lets no one else in): nothing more. Staff servers have no proxy (write_user_config)."""
+    servers = {}
+    for rank, course in enumerate(learns):
+        name = CARD if len(learns) == 1 else f"{CARD}-{rank + 1}"
+        text = MY_ASSIGNMENTS if len(learns) == 1 else f"{MY_ASSIGNMENTS}: {course.course_id}"
+        servers[name] = {
+            "command": [python, str(REDIRECT), "{port}", "{base_url}", name,
+                        f"{services_url}{my_assignments_service_name(course.course_id)}/"],
+            "new_browser_tab": True, "timeout": 30,
+            "launcher_entry": {"title": text, "category": "Course", "icon_path": str(CARD_ICON)}}
+    return {"servers": servers, "host_allowlist": ["localhost"] if servers else []}
+
+
 NEWS_EXTENSION = "@jupyterlab/apputils-extension:announcements"
 MAIN_MENU = "@jupyterlab/mainmenu-extension:plugin"
 FILE_BROWSER = "@jupyterlab/filebrowser-extension:widget"
@@ -90,6 +112,11 @@ OPEN_ASSIGNMENT = "open_assignment"  # autograder/hub/open_assignment.py, import
 STUDENT_PAGES_FILE = "autograder-student-pages.json"
 STAFF_PAGES = "autograder.hub.staff_pages"
 STAFF_PAGES_FILE = "autograder-staff-pages.json"
+SERVER_PROXY = "jupyter_server_proxy"
+SERVER_CONFIG = "jupyter_server_config.json"
+CARD = "my-assignments"  # the Launcher card's path under a student's server (jupyter-server-proxy's name)
+REDIRECT = Path(__file__).with_name("my_assignments_redirect.py")  # run by path: the student's Python
+CARD_ICON = Path(__file__).with_name("my_assignments_icon.svg")
 
 
 def _write(path: Path, settings: dict) -> None:

@@ -2,6 +2,8 @@
 `add_course` adds to a hub's config and what it refuses (tests/test_hub.py runs the real hub)."""
 
 import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -92,7 +94,8 @@ def test_an_instructors_settings_root_the_formgrader_in_the_course(tmp_path: Pat
 
 def test_only_an_instructors_server_loads_the_staff_pages_extension(tmp_path: Path) -> None:
     extension = write_user_config(tmp_path, "tim", [], [course("rnn")]) / "jupyter_server_config.d" / STAFF_PAGES_FILE
-    assert json.loads(extension.read_text()) == {"ServerApp": {"jpserver_extensions": {STAFF_PAGES: True}}}
+    assert json.loads(extension.read_text()) == {"ServerApp": {"jpserver_extensions": {
+        STAFF_PAGES: True, "jupyter_server_proxy": False}}}  # no proxy where students' work is opened
     write_user_config(tmp_path, "tim", [course("rnn")], [])  # the same person, a student now
     assert not extension.exists()
 
@@ -155,3 +158,81 @@ def test_a_course_folder_holding_the_hubs_own_python_environment_is_refused() ->
 
     with pytest.raises(HubCourseError, match="Python environment .* is inside the course folder"):
         add_course(Config(), ROOT, ROOT / "state")
+
+
+def test_a_student_gets_a_launcher_card_per_course_whose_process_redirects_to_their_page(tmp_path: Path) -> None:
+    """One course: one "My assignments" card; two: one per course, named for it. Each card's process is the
+    redirect, run by the student's Python, sending them to that course's service page."""
+    from autograder.hub.user_config import CARD, REDIRECT, SERVER_CONFIG, SERVER_PROXY
+
+    def cards(learns: list[HubCourse]) -> dict:
+        folder = write_user_config(tmp_path, "ann", learns, [], "/base/services/", "/opt/py")
+        return json.loads((folder / SERVER_CONFIG).read_text())["ServerProxy"]
+
+    one = cards([course("rnn")])["servers"]
+    assert list(one) == [CARD] and one[CARD]["launcher_entry"]["title"] == "My assignments"
+    entry = one[CARD]["launcher_entry"]
+    assert Path(entry["icon_path"]).is_file() and entry["category"] == "Course"
+    assert one[CARD]["command"] == ["/opt/py", str(REDIRECT), "{port}", "{base_url}", CARD,
+                                    "/base/services/autograder-my-rnn/"]
+    assert one[CARD]["new_browser_tab"] is True
+    two = cards([course("rnn"), course("cnn")])["servers"]
+    assert [s["launcher_entry"]["title"] for s in two.values()] == ["My assignments: rnn", "My assignments: cnn"]
+    assert [s["command"][-1] for s in two.values()] == ["/base/services/autograder-my-rnn/",
+                                                        "/base/services/autograder-my-cnn/"]
+    assert len(set(two)) == 2 and SERVER_PROXY == "jupyter_server_proxy"
+    write_user_config(tmp_path, "ann", [], [course("rnn")])  # the same person, an instructor now: no cards
+    assert not (tmp_path / "ann" / SERVER_CONFIG).exists()
+
+
+@pytest.mark.parametrize(("base_url", "name", "target", "browser_at", "lands"), [
+    ("/user/ann/", "my-assignments", "/services/autograder-my-rnn/", "/user/ann/my-assignments/",
+     "/services/autograder-my-rnn/"),
+    ("/hub-prefix/user/ann/", "my-assignments-2", "/hub-prefix/services/x/", "/hub-prefix/user/ann/my-assignments-2/",
+     "/hub-prefix/services/x/"),
+    ("/", "my-assignments", "/services/x/", "/my-assignments/", "/services/x/"),
+])
+def test_the_cards_redirect_lands_on_the_page_from_where_the_browser_is(base_url, name, target, browser_at, lands):
+    from urllib.parse import urljoin
+
+    from autograder.hub.my_assignments_redirect import relative_location
+
+    location = relative_location(base_url, name, target)
+    assert not location.startswith("/")  # jupyter-server-proxy would put its own prefix before an absolute path
+    assert urljoin(f"https://hub.example{browser_at}", location) == f"https://hub.example{lands}"
+
+
+def test_the_cards_process_answers_every_request_with_the_redirect() -> None:
+    """The process as jupyter-server-proxy starts it (by path, with a Python that need not import autograder)."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from autograder.hub.user_config import REDIRECT
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-I", str(REDIRECT), str(port), "/user/ann/", "my-assignments",
+                                "/services/autograder-my-rnn/"])
+    try:
+        opener = urllib.request.build_opener(NoRedirect)
+        for _ in range(100):
+            try:
+                reply = opener.open(f"http://127.0.0.1:{port}/anything?x=1")
+                break
+            except urllib.error.HTTPError as error:
+                reply = error
+                break
+            except OSError:
+                time.sleep(0.05)
+        assert reply.code == 302 and reply.headers["Location"] == "../../../services/autograder-my-rnn/"
+    finally:
+        process.kill()
+        process.wait()
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
