@@ -28,18 +28,26 @@ NOTEBOOK = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a1",
                        "source": "x = None"}],
             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
-HUB_EXTRA = f"""
+
+def hub_extra(course: Path, exchange_root: Path, service_port: int) -> str:
+    """The hub's configuration for the test: the course's exchange service and its role as `services.py` makes them
+    (the service external, at `service_port`: the test starts and stops it), its students' groups, a second
+    course's student."""
+    from autograder.hub.hub_course import HubCourse
+    from autograder.hub.services import exchange_service
+
+    service, role = exchange_service(HubCourse(COURSE, course, exchange_root))
+    assert service["name"] == SERVICE
+    external = {"name": SERVICE, "url": f"http://127.0.0.1:{service_port}", "api_token": SERVICE_TOKEN}
+    return f"""
 c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.manage_groups = False
-c.JupyterHub.services = [
-    {{"name": "launch-tests", "api_token": {ADMIN_TOKEN!r}}},
-    {{"name": {SERVICE!r}, "url": "http://127.0.0.1:{{port}}", "api_token": {SERVICE_TOKEN!r}}},
-]
+c.JupyterHub.services = [{{"name": "launch-tests", "api_token": {ADMIN_TOKEN!r}}}, {external!r}]
 c.JupyterHub.load_groups = {{"students-cs101": {{"users": ["ana", "ben", "cy"]}},
                             "students-cs202": {{"users": ["eve"]}}}}
 c.JupyterHub.load_roles = [
     {{"name": "launch-tests", "services": ["launch-tests"], "scopes": ["admin:users", "tokens", "list:users"]}},
-    {{"name": "cs101-exchange", "groups": ["students-cs101"], "scopes": ["access:services!service={SERVICE}"]}},
+    {role!r},
 ]
 """
 
@@ -138,7 +146,7 @@ def world(tmp_path_factory):
         # The service first: the hub waits 30 s for an external service it cannot reach. The service asks the
         # hub nothing until a request comes.
         world.start_service()
-        world.hub = start_hub(root / "hub", [], port, HUB_EXTRA.replace("{port}", str(service_port)))
+        world.hub = start_hub(root / "hub", [], port, hub_extra(course, root / "exchange", service_port))
         world.tokens = {user: world.token(user, scopes=[f"access:services!service={SERVICE}"])
                         for user in ("ana", "ben", "cy")}
         world.tokens["eve"] = world.token("eve")  # every permission eve has: none in cs101
@@ -149,11 +157,17 @@ def world(tmp_path_factory):
             stop_hub(world.hub)
 
 
-def hand_in(world: World, student: str, answer: str) -> tuple[str, dict]:
-    """`student` fetches ps1 (once), writes `answer` into it and submits; the new entry in inbound/ and the answer."""
+def fetched(world: World, student: str) -> Path:
+    """`student`'s copy of ps1, fetched through the service the first time."""
     folder = world.home(student) / "ps1"
     if not folder.exists():
         world.client("fetch_assignment", student).start()
+    return folder
+
+
+def hand_in(world: World, student: str, answer: str) -> tuple[str, dict]:
+    """`student` fetches ps1 (once), writes `answer` into it and submits; the new entry in inbound/ and the answer."""
+    folder = fetched(world, student)
     notebook = json.loads((folder / "ps1.ipynb").read_text())
     notebook["cells"][0]["source"] = answer
     (folder / "ps1.ipynb").write_text(json.dumps(notebook))
@@ -221,14 +235,16 @@ def test_two_students_of_one_uid_hand_in_as_themselves_and_fetch_only_their_own_
         assert any(mine in page for page in pages) and not any(theirs in page for page in pages)
         assert (world.home(student) / "ps1" / "feedback" / told["timestamp"] / "ps1.html").is_file()
         listed = world.client("list", student, inbound=True).start()
-        assert [(a["student_id"], len(a["submissions"])) for a in listed] == [(student, 1)]
-        assert listed[0]["submissions"][0]["has_exchange_feedback"]
-        assert listed[0]["submissions"][0]["has_local_feedback"]
+        theirs_in_inbound = [name for name in world.inbound() if name.startswith(f"{student}+ps1+")]
+        assert [(a["student_id"], len(a["submissions"])) for a in listed] == [(student, len(theirs_in_inbound))]
+        (this,) = [s for s in listed[0]["submissions"] if s["timestamp"] == told["timestamp"]]
+        assert this["has_exchange_feedback"] and this["has_local_feedback"]
 
     # Asking for another's work by name gets one's own: nothing in a request names a student.
     raw = requests.get(f"{world.url}feedback/ps1?student=ben", timeout=30,
                        headers={"Authorization": f"token {world.tokens['ana']}"}).json()
-    assert b"BEN-PAGE" not in json.dumps(raw).encode() and len(raw["feedback"]) == 1
+    assert b"BEN-PAGE" not in json.dumps(raw).encode()
+    assert [f["timestamp"] for f in raw["feedback"] if f["pages"]] == [ana["timestamp"]]
 
 
 def test_a_student_cannot_submit_as_another_nor_overwrite_their_submission(world):
@@ -254,6 +270,7 @@ def test_a_student_cannot_submit_as_another_nor_overwrite_their_submission(world
 def test_a_forged_expired_or_other_courses_token_is_refused_in_one_line_and_nothing_is_written(world):
     from nbgrader.exchange.abc import ExchangeError
 
+    fetched(world, "ana")
     short = world.token("ana", scopes=[f"access:services!service={SERVICE}"], expires_in=2)
     assert world.post(short, "ps1", {"ps1.ipynb": b"{}"}).status_code == 200  # it worked while valid
     before = world.inbound()
@@ -308,8 +325,7 @@ def test_past_the_course_bound_a_hostile_name_or_a_flood_is_refused_in_one_line_
 def test_with_the_service_down_the_student_is_told_and_nothing_is_lost(world):
     from nbgrader.exchange.abc import ExchangeError
 
-    world.client("fetch_assignment", "ben").start() if not (world.home("ben") / "ps1").exists() else None
-    work = world.home("ben") / "ps1" / "ps1.ipynb"
+    work = fetched(world, "ben") / "ps1.ipynb"
     work.write_text(work.read_text().replace("x = ", "x = 'while down' or "))
     kept, before = work.read_bytes(), world.inbound()
     world.stop_service()
