@@ -2,10 +2,10 @@
 `autograder grade` command and its Dask worker are inside; the machine has no Kubernetes).
 
 - A pod's namespace (65,536 ids mapped, a read-only cgroupfs, as the kubelet and container runtime give it; only
-  the capabilities deploy/kubernetes/workers.yaml gives the workers): the sandbox reaches "full" (uid nobody, every
-  namespace, an empty /proc) but for per-submission cgroups, so the rlimits hold memory and processes; the cheats,
-  hostile submissions and hostile folders of tests/test_attacks.py and tests/test_hostile_folders.py that the
-  namespace could change hold there, graded by a Dask worker.
+  the capabilities deploy/kubernetes/workers.yaml gives the workers, and its read-only root): the sandbox reaches
+  "full" (uid nobody, every namespace, an empty /proc) but for per-submission cgroups, so the rlimits hold memory
+  and processes; the cheats, hostile submissions and hostile folders of tests/test_attacks.py and
+  tests/test_hostile_folders.py that the namespace could change hold there, graded by a Dask worker.
 - `unshare --user --map-root-user` (root alone mapped, setgroups denied): no uid to drop to, so "userns"
   (every namespace, the uid kept), said as such; asking for "full" there is refused in one line.
 - Without SYS_ADMIN in the pod's namespace: refused in one line, as on a host without namespaces.
@@ -39,10 +39,13 @@ ESCAPES = ("reads_secrets", "writes_outside", "network")
 BOMBS = ("memory_bomb", "fork_bomb", "kills_parent")
 FOLDERS = ("fifo-and-links", "notebook-is-fifo", "ts-not-a-date")
 
-# Inside the pod's namespace: the cgroupfs read-only (as a container sees it), then a Dask LocalCluster and
-# `autograder grade --cluster` against it.
+# Inside the pod's namespace: the root read-only but /tmp (workers.yaml: readOnlyRootFilesystem, an emptyDir at
+# /tmp, where the course of this test lies too) and the cgroupfs read-only (as a container sees it), then a Dask
+# LocalCluster and `autograder grade --cluster` against it.
 IN_POD = """
 import subprocess, sys
+subprocess.run(["mount", "--bind", "/tmp", "/tmp"], check=True)
+subprocess.run(["mount", "-o", "remount,bind,ro", "/"], check=True)
 for line in open("/proc/self/mounts"):
     point, kind = line.split()[1:3]
     if kind in ("cgroup", "cgroup2"):
