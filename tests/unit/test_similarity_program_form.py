@@ -344,3 +344,32 @@ def test_a_hostile_cell_costs_bounded_tokens_time_and_memory():
         tracemalloc.stop()
     assert found.problem == f"normalisation stopped at its bound ({MAX_TOKENS} tokens): compared on its text"
     assert peak < 32 * 2**20
+
+
+def test_tokens_by_hand():
+    from autograder.similarity.code_tokens import STRING, lexemes, tokens
+    source = "x = np.hstack('ab')  # a note\nlen(x)"
+    assert [(t.text, t.start, t.end) for t in tokens(source, frozenset({"np"}), offset=100)] == [
+        ("V", 100, 101), ("=", 102, 103), ("np", 104, 106), (".", 106, 107), ("hstack", 107, 113),
+        ("(", 113, 114), (STRING, 114, 118), (")", 118, 119), ("len", 130, 133), ("(", 133, 134), ("V", 134, 135),
+        (")", 135, 136)]
+    # A name first, after nothing: renamed (no "previous" attribute dot); a comment only: nothing.
+    assert [t.text for t in tokens("hstack")] == ["V"] and tokens("# only a note") == []
+    assert [kind for kind, *_ in lexemes("a # b")] == ["name", "comment"]
+
+
+def test_winnowing_of_short_answers_by_hand():
+    def toks(texts: str) -> list[Token]:
+        return [Token(t, 10 * i, 10 * i + 3) for i, t in enumerate(texts.split())]
+    # Fewer than K tokens: one fingerprint of them all, spanning them all.
+    (one,) = winnowed(toks("a b c d"))
+    assert (one.start, one.end) == (0, 33) and one.value != winnowed(toks("a b c e"))[0].value
+    # Exactly K tokens: one k-gram; K + WINDOW - 1 tokens: WINDOW k-grams, the smallest kept.
+    assert len(winnowed(toks("a b c d e"))) == 1 and (winnowed(toks("a b c d e"))[0].end) == 43
+    grams = winnowed(toks("a b c d e f g h"), winnow=False)
+    assert len(grams) == WINDOW == 4 and winnowed(toks("a b c d e f g h")) == [min(grams, key=lambda g: g.value)]
+    assert winnowed([]) == []
+    # Every k-gram, unwinnowed, is what shared_spans highlights: a shared run shows whole, not its winnowed parts.
+    from autograder.similarity.winnowing import shared_spans
+    mine = "    h = np.tanh(w_hh @ h_t_prev + w_hx @ x_t + b_h)\n    return h"
+    assert shared_spans(mine, mine, HSA) == [(mine.index("np."), len(mine))]  # `h` inlined: from its value
