@@ -158,12 +158,23 @@ def scores(course: Path, assignment: str = ASSIGNMENT) -> dict[str, dict[str, fl
 
 
 def gradebook_scores(db_url: str, assignment: str) -> dict[str, dict[str, float]]:
-    """Each student's score per grade cell of `assignment`, as nbgrader's own API reads the gradebook: the one
-    query every test of scores uses."""
+    """Each student's score per autograded cell of `assignment`, as nbgrader's own API reads the gradebook: the one
+    query every test of scores uses. A written answer (a markdown grade cell, graded by hand) is left out: no
+    grading run scores it, and its 0 before anyone grades it is no score (`manual_scores` reads those)."""
     from nbgrader.api import Gradebook
 
     with Gradebook(db_url) as gb:
-        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
+        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades if g.cell.cell_type == "code"}
+                for s in gb.assignment_submissions(assignment)}
+
+
+def manual_scores(db_url: str, assignment: str) -> dict[str, dict[str, tuple[float | None, bool]]]:
+    """Each student's written answers (markdown grade cells) of `assignment`: (manual score, needs_manual_grade)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        return {s.student_id: {g.name: (g.manual_score, bool(g.needs_manual_grade)) for nb in s.notebooks
+                               for g in nb.grades if g.cell.cell_type == "markdown"}
                 for s in gb.assignment_submissions(assignment)}
 
 

@@ -159,7 +159,8 @@ def test_the_roster_service_syncs_the_lms_course_s_members(world):
 def test_an_instructor_s_deep_link_makes_one_line_item_even_when_linked_twice(world):
     page = link_the_assignment(world)
     (item,) = linked_lineitems(world)
-    assert (item["label"], item["scoreMaximum"], item["resourceId"]) == (ASSIGNMENT, 46, ASSIGNMENT)
+    # 46 autograded points and the written answer's 2, graded by hand
+    assert (item["label"], item["scoreMaximum"], item["resourceId"]) == (ASSIGNMENT, 48, ASSIGNMENT)
     assert f"Open {ASSIGNMENT} as Ada" in html.unescape(page.text), "the course page lists the new link"
     link_the_assignment(world)  # again, as from a copied LMS course
     assert len(linked_lineitems(world)) == 1, "the second link reuses the first's column"
@@ -198,7 +199,8 @@ def test_a_student_launched_from_the_link_is_graded_and_the_score_reaches_the_lm
     assert submitted["success"], submitted
     scores = wait_for("the score in the LMS's gradebook", lambda: world.lms.scores(number, ADA.sub), world)
     (score,) = scores
-    assert (score["scoreGiven"], score["scoreMaximum"]) == (46, 46), score
+    # every function right, the written answer left as released: nbgrader's 0 for no response, nothing to wait for
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (46, 48), score
     assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
     assert world.lms.violations == []
 

@@ -53,6 +53,7 @@ class CellFacts:
     manual: float | None
     extra: float | None = None
     exercise: bool = True  # a grade cell (an exercise), not a task cell
+    needs_manual: bool = False  # nbgrader's `needs_manual_grade`
 
     @property
     def score(self) -> float:
@@ -62,6 +63,12 @@ class CellFacts:
     def set_by_instructor(self) -> bool:
         """An autograded cell whose score an instructor typed (override, or the formgrader)."""
         return self.auto is not None and self.manual is not None
+
+    @property
+    def pending(self) -> bool:
+        """An answer graded by hand that no one has graded yet (nbgrader's `needs_manual_grade` with neither
+        score): it adds 0 to the total, as in nbgrader, but a page or an LMS must say "to be graded", not 0."""
+        return self.needs_manual and self.auto is None and self.manual is None
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,11 @@ class Grade:
     @property
     def max_score(self) -> float:
         return self.facts.max_score
+
+    @property
+    def pending_points(self) -> float:
+        """The points of the answers still to be graded by hand: part of `max_score`, none of `raw` yet."""
+        return sum(cell.max_score for cell in self.facts.cells if cell.pending)
 
     @property
     def counts(self) -> bool:

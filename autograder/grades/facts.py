@@ -47,15 +47,16 @@ def read_facts(rows: Rows, assignment: str, students: Iterable[str] | None = Non
         "SELECT student_id, timestamp, extension FROM submitted_assignment WHERE assignment_id = :a",
         {"a": assignment_id}) if wanted is None or student in wanted}
     graded: dict[str, list[CellFacts]] = {}
-    for student, nb, cell, kind, auto, manual, extra in rows(
-            "SELECT sa.student_id, n.name, bc.name, bc.type, g.auto_score, g.manual_score, g.extra_credit "
+    for student, nb, cell, kind, auto, manual, extra, needs in rows(
+            "SELECT sa.student_id, n.name, bc.name, bc.type, g.auto_score, g.manual_score, g.extra_credit, "
+            "g.needs_manual_grade "
             "FROM grade g JOIN base_cell bc ON g.cell_id = bc.id JOIN submitted_notebook sn ON g.notebook_id = sn.id "
             "JOIN notebook n ON sn.notebook_id = n.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
             "WHERE sa.assignment_id = :a", {"a": assignment_id}):
         if student in submissions:
             graded.setdefault(student, []).append(CellFacts(
                 nb, cell, points.get((nb, cell), 0.0), _number(auto), _number(manual), _number(extra),
-                kind == "GradeCell"))
+                kind == "GradeCell", bool(needs)))
     stored: dict[str, dict[str, float | None]] = {}
     for student, nb, penalty in rows(
             "SELECT sa.student_id, n.name, sn.late_submission_penalty FROM submitted_notebook sn "

@@ -111,7 +111,8 @@ def counted_scores(sql: Sql, assignment: str, students: Iterable[str] | None = N
         grade = stored_grade(facts)
         when = _stamp_text(facts.arrived)
         exercises = order.sorted((c for c in facts.cells if c.exercise), lambda c: (c.notebook, c.cell))
-        comment = attempt_comment(when, ((c.cell.removeprefix("test_"), c.score, c.max_score) for c in exercises),
+        comment = attempt_comment(when, ((c.cell.removeprefix("test_"), None if c.pending else c.score, c.max_score)
+                                         for c in exercises),
                                   grade.penalty, grade.score, grade.max_score)
         result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment)
     return result

@@ -27,6 +27,7 @@ class PageGrade:
     notebook: str
     line: Markup | None  # the student's deadline and the credit applied; None without a due date
     set_by_instructor: dict[str, InstructorScore] = field(default_factory=dict)  # by grade cell name
+    pending: frozenset[str] = frozenset()  # the answers of this notebook still to be graded by hand, by cell name
 
     @property
     def penalty(self) -> float:
@@ -74,7 +75,8 @@ def page_grade(nbgrader: dict[str, Any], config: Any) -> PageGrade | None:
     line = deadline_line(deadline, grade.facts.arrived, grade.credit) if deadline is not None else None
     by_hand = {cell.cell: InstructorScore(cell.manual, cell.auto, reasons.get(cell.cell, ""))
                for cell in grade.facts.cells if cell.notebook == notebook and cell.set_by_instructor}
-    return PageGrade(grade, notebook, line, by_hand)
+    pending = frozenset(cell.cell for cell in grade.facts.cells if cell.notebook == notebook and cell.pending)
+    return PageGrade(grade, notebook, line, by_hand, pending)
 
 
 def _override_reasons(rows: Any, assignment: str, student: str) -> dict[str, str]:

@@ -31,6 +31,7 @@ class Exercise:
     cell: str
     max_score: float
     score: float | None = None
+    pending: bool = False  # an answer graded by hand that no one has graded yet: "to be graded", never a 0
 
     @property
     def label(self) -> str:
@@ -65,7 +66,8 @@ class StudentGrade:
     def summary(self) -> str:
         """A short per-exercise comment for the LMS: `concat_weights 6/6, sigmoid 3.5/7; late -4; 40/46`."""
         score = self.score
-        return exercise_text(((e.label, e.score or 0.0, e.max_score) for e in self.exercises), self.late_penalty,
+        return exercise_text(((e.label, None if e.pending else e.score or 0.0, e.max_score)
+                              for e in self.exercises), self.late_penalty,
                              score if score is not None else 0.0, self.max_score)
 
 
@@ -161,6 +163,7 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
                 )
                 continue
             earned = {(cell.notebook, cell.cell): cell.score for cell in found.facts.cells}
+            pending = {(cell.notebook, cell.cell) for cell in found.facts.cells if cell.pending}
             credit = found.credit
             on_time = credit is None or credit.outcome is Outcome.ON_TIME
             grades[(name, person.id)] = StudentGrade(
@@ -173,7 +176,8 @@ def read_gradesheet(gradebook, assignments: list[str], grade_rules: GradeRules) 
                 late_penalty=found.penalty,
                 max_score=info.max_score,
                 exercises=tuple(
-                    Exercise(e.notebook, e.cell, e.max_score, earned.get((e.notebook, e.cell))) for e in exercises
+                    Exercise(e.notebook, e.cell, e.max_score, earned.get((e.notebook, e.cell)),
+                             (e.notebook, e.cell) in pending) for e in exercises
                 ),
                 score=found.score,
                 status="on time" if on_time else credit.outcome.value,

@@ -22,8 +22,9 @@ from tests.lms.conftest import HSA, RUE, Course, run_cli
 TERMINAL_HOSTILE = "mal\x1b[2J\rALL SENT\u202e[red]x<script>alert(1)</script>"
 TERMINAL_SHOWN = "mal\\x1b[2J\\rALL SENT\\u202e[red]x<script>alert(1)</script>"
 # What a push comment is made of: exercise labels (grade cells of the instructor's source notebook) with
-# points, the late penalty and the total; nothing a student or a roster wrote.
-PART = r"[a-z0-9_]+ [\d.]+/[\d.]+"
+# points (or "to be graded": a cell nbgrader marks as waiting for a person, with no score yet), the late penalty
+# and the total; nothing a student or a roster wrote.
+PART = r"[a-z0-9_]+ ([\d.]+|to be graded)/[\d.]+"
 # The LTI comment (the outbox's, lms/outbox.py) names the attempt by its time first.
 ATTEMPT = r"attempt (\d{4}-\d\d-\d\d \d\d:\d\d UTC|without a time): "
 COMMENT = re.compile(rf"({ATTEMPT})?{PART}(, {PART})*(; late penalty -[\d.]+)?; total [\d.]+/[\d.]+")

@@ -133,11 +133,12 @@ def strip_solution_markers(source: str) -> str:
 
 
 def solution_sources(assignment: str) -> dict[str, str]:
-    """The reference answer of each solution cell, by grade_id, as a student would have typed it."""
+    """The reference answer of each code solution cell (each function), by grade_id, as a student would have typed
+    it. A written answer (a markdown solution cell, graded by hand) is no function: the catalogue leaves it out."""
     notebook = nbformat.read(str(ROOT / "source" / assignment / f"{assignment}.ipynb"), as_version=4)
     return {
         grade_id(cell): strip_solution_markers(cell.source)
-        for cell in notebook.cells if nbgrader_meta(cell).get("solution")
+        for cell in notebook.cells if nbgrader_meta(cell).get("solution") and cell.cell_type == "code"
     }
 
 
@@ -158,7 +159,7 @@ def write_submission(assignment: str, destination: Path, answers: list[Answer] =
     chosen = {a.exercise for a in answers}
     for cell in notebook.cells:
         gid = grade_id(cell)
-        if nbgrader_meta(cell).get("solution") and (not blank or gid in chosen):
+        if gid in replacements and (not blank or gid in chosen):
             cell.source = replacements[gid]
     destination.mkdir(parents=True, exist_ok=True)
     path = destination / f"{assignment}.ipynb"
