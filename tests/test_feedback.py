@@ -8,6 +8,7 @@ or raised (docs, "What the feedback reveals").
 
 import html
 import itertools
+import json
 import re
 import shutil
 from datetime import datetime
@@ -56,6 +57,10 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "
 
 
 DUE, SUBMITTED = datetime(2021, 1, 1), "2021-06-01 12:00:00.000000 UTC"  # every page here is after the due date
+# A written answer is the student's own text, hostile: markup in it must reach the page as text.
+HOSTILE_ANSWER = ('Because <img src=x onerror="document.title=1"> the blocks <script>document.title=2</script> '
+                  "line up & $W_h < 1$ [link](javascript:alert(3)) HOSTILE-END")
+WRITTEN = {"leaky": HOSTILE_ANSWER, "solution": "The first n_h columns of W_h meet h, the last n_x meet x."}
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +73,40 @@ def course(tmp_path_factory) -> Path:
     release = course / "release" / ASSIGNMENT
     for student, answers in SUBMISSIONS.items():
         folder = course / "submitted" / student / ASSIGNMENT
-        write_submission(ASSIGNMENT, folder, answers or [], blank=answers is None, release=release)
+        path = write_submission(ASSIGNMENT, folder, answers or [], blank=answers is None, release=release)
+        if student in WRITTEN:
+            notebook = json.loads(path.read_text())
+            written = next(c for c in notebook["cells"]
+                           if c["metadata"].get("nbgrader", {}).get("grade_id") == "explain_formulas")
+            written["source"] = WRITTEN[student]
+            path.write_text(json.dumps(notebook))
         shutil.copy(release / "selfcheck.py", folder)
         (folder / "timestamp.txt").write_text(SUBMITTED)
     nbgrader(course, "autograde", ASSIGNMENT)
+    give_rubric_items(course)
     nbgrader(course, "generate_feedback", ASSIGNMENT)
     return course
+
+
+RUBRIC_COMMENT = 'Names both blocks <b>and</b> the order & why: see "W_hh".'  # an instructor's words, escaped too
+
+
+def give_rubric_items(course: Path) -> None:
+    """The solution student's written answer graded by question: two rubric items, one with a comment."""
+    from autograder.by_question.rubric import Question, QuestionGrading
+    from autograder.deadlines.rules import LateRules
+    from autograder.grades.outbox import SessionSql
+    from autograder.grades.settle import GradeRules
+    from autograder.migrations import upgrade
+
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    upgrade(url)
+    with Gradebook(url) as gb:
+        grading = QuestionGrading(SessionSql(gb.db), Question(ASSIGNMENT, ASSIGNMENT, "explain_formulas"),
+                                  GradeRules(LateRules()), "ta1")
+        for points, comment in ((2, RUBRIC_COMMENT), (-0.5, "A little long.")):
+            grading.apply(grading.add_item(points, comment).id, {"solution": grading.answers()["solution"].version})
+        gb.db.commit()
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +185,9 @@ def test_the_page_reads_offline_one_table_real_scores_math_and_wrapped_lines(fee
     assert seen["tables"] == 1 and seen["headers"] == ["col", "col", "col"]
     assert [row[:2] for row in seen["rows"]] == [
         ["concat_weights", "0 / 6"], ["concat_state_input", "6 / 6"], ["formula_1", "6 / 6"], ["formula_2", "6 / 6"],
-        ["sigmoid", "6 / 7"], ["hidden_state", "15 / 15"]]
-    assert seen["rows"][0][2] == "self-check failed" and seen["rows"][4][2] == "lost points"  # not colour alone
+        ["explain_formulas", "0 / 2"], ["sigmoid", "6 / 7"], ["hidden_state", "15 / 15"]]
+    assert seen["rows"][0][2] == "self-check failed" and seen["rows"][5][2] == "lost points"  # not colour alone
+    assert seen["rows"][4][2] == "not answered"  # the written answer left as released: nbgrader's 0, said why
     assert seen["tableTop"] < seen["firstCodeTop"]
     assert "Test cell" not in seen["text"] and "Comments:" not in seen["text"]  # nbgrader's lists are gone
     # Each exercise headed by the cell's own score, and why.
@@ -281,6 +315,32 @@ def test_the_page_shows_nothing_the_code_printed_or_raised_nor_a_hidden_value(fe
                      r'raise ValueError\("LEAK-RAISED " \+ repr\(w_hh\.ravel\(\)\[0\]\)\)', cell), cell
     assert "What your own code printed, displayed or raised is not shown here" in page
 
+
+def test_a_written_answer_reaches_the_page_as_text_never_markup(feedback):
+    """The leaky student's written answer holds an image with a handler, a script and a javascript: link: the
+    page shows the words, escaped, and none of it as an element; the formula in it is still drawn."""
+    page = feedback["leaky"]
+    answer = page[page.index("Because"):page.index("HOSTILE-END")]
+    assert "<img" not in answer and "<script" not in answer and 'href="javascript' not in answer
+    assert "&lt;img src=x onerror=" in answer and "&lt;script&gt;document.title=2" in answer
+    assert "<math" in answer and "&amp;" in answer
+    assert "onerror" not in page.replace("&lt;img src=x onerror=", "")
+    assert "[link](javascript:alert(3))" in as_text(answer)
+
+
+def test_a_written_answer_no_one_has_graded_is_to_be_graded_not_a_zero(feedback):
+    """The leaky student's written answer waits for a person (nbgrader's needs_manual_grade, no score): its row
+    says so with no number, the total counts its points as still to come; an unanswered one is nbgrader's 0."""
+    table = as_text(feedback["leaky"][:feedback["leaky"].index("</table>")])
+    assert "explain_formulas\u2013 / 2to be graded by your instructor" in table
+    assert "so far: 2 points still to be graded by your instructor" in table
+    assert re.search(r"Total[\d.]+ / 48", table) and "/ 46" not in table
+    graded = feedback["solution"][:feedback["solution"].index("</table>")]
+    assert "explain_formulas1.5 / 2scored by your instructor+2 " + RUBRIC_COMMENT + "-0.5 A little long." in \
+        as_text(graded)
+    assert "&lt;b&gt;and&lt;/b&gt;" in graded  # the comment is text, whoever wrote it
+    blank = as_text(feedback["blank"][:feedback["blank"].index("</table>")])
+    assert "explain_formulas0 / 2not answered" in blank and "to be graded" not in blank
 
 def test_grade_cell_errors_keep_only_their_message_and_timeouts_say_so():
     from nbformat.v4 import new_code_cell, new_notebook, new_output

@@ -24,7 +24,8 @@ PREVIOUS_TABLES = (*AUDIT_TABLES, IDENTITY)  # what the release before migration
 DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "autograder_exception_event")  # 0002
 OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0004 (and the identity table's lms_status)
 SETTLED_TABLES = ("autograder_settled_grade",)  # 0005
-OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES)
+RUBRIC_TABLES = ("autograder_rubric_item", "autograder_rubric_applied", "autograder_question_grade")  # 0006
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES, *RUBRIC_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.

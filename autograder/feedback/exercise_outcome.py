@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from autograder.nbgrader_glue.notebook import checksum
+
 # the graders' words for a stub's NotImplementedError (autograder.grader_support.raised)
 NOT_ANSWERED = "is not implemented yet"
 JUDGED_ALONE = "was judged on its own"  # autograder.grader_support.dependencies.alone_note
@@ -35,10 +37,12 @@ class ExerciseOutcome:
     self_check: str | None  # "passed", "failed", or None when the cell did not get that far
     level: int = 3  # the heading's level on the page
     linked: bool = True  # the page heads the cell with this outcome (a code cell's)
+    pending: bool = False  # an answer no one has graded yet: no score to show, only "to be graded"
+    rubric: tuple[tuple[float, str], ...] = ()  # the rubric items given (points, the comment the student reads)
 
     @property
     def full(self) -> bool:
-        return self.score >= self.points
+        return not self.pending and self.score >= self.points
 
     @property
     def heading(self) -> str:
@@ -85,12 +89,19 @@ def set_by_instructor(found: ExerciseOutcome, given: Any) -> ExerciseOutcome:
                                why=f"your instructor set this score{reason}; {graders}")
 
 
-def by_hand(cell: Any) -> ExerciseOutcome:
-    """A graded markdown cell (a written answer): its score is the instructor's, set in the formgrader."""
+TO_BE_GRADED = "to be graded by your instructor"
+
+
+def by_hand(cell: Any, pending: bool = False) -> ExerciseOutcome:
+    """A graded markdown cell (a written answer): its score is the instructor's (grading by question, or the
+    formgrader); `pending`: no one has graded it yet, so the page says so instead of showing its 0. An answer left
+    as released scores 0 by nbgrader's rule (no response), which the page says too."""
     meta = cell.metadata.nbgrader
     grade_id = str(meta.get("grade_id", ""))
+    unanswered = meta.get("checksum") is not None and meta.get("checksum") == checksum(cell)
+    status = TO_BE_GRADED if pending else "not answered" if unanswered else "scored by your instructor"
     return ExerciseOutcome(grade_id, grade_id, float(meta.get("score") or 0), float(meta.get("points") or 0),
-                           "scored by your instructor", "", None, linked=False)
+                           status, "", None, linked=False, pending=pending)
 
 
 def _error_kind(error: Any, gave: float | None, verdict: str, stopped: dict[str, str],
@@ -140,6 +151,7 @@ class PageSummary:
     outcomes: list[ExerciseOutcome]
     late_penalty: float = 0.0
     deadline: str = ""  # the student's deadline and the credit applied (`autograder.deadlines.student_line`)
+    pending_points: float = 0.0  # of the answers still to be graded by hand: in the total's points, not its score
 
     def of(self, grade_id: str | None) -> ExerciseOutcome | None:
         return next((found for found in self.outcomes if found.grade_id == grade_id), None)

@@ -1,6 +1,7 @@
 """nbgrader preprocessors for the feedback students receive."""
 
 import copy
+import dataclasses
 import html
 import re
 from typing import Any
@@ -11,7 +12,14 @@ from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import List
 
-from autograder.feedback.exercise_outcome import PageSummary, by_hand, outcome, score_line, set_by_instructor
+from autograder.feedback.exercise_outcome import (
+    TO_BE_GRADED,
+    PageSummary,
+    by_hand,
+    outcome,
+    score_line,
+    set_by_instructor,
+)
 from autograder.feedback.math_markup import with_mathml
 from autograder.grader_support.verdict import TRUSTED_RUN_NOTE, is_verdict
 from autograder.grades.page_grade import page_grade
@@ -130,7 +138,9 @@ class MathAsMathML(_FeedbackPreprocessor):
     def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict,
                         cell_index: int) -> tuple[NotebookNode, ResourcesDict]:
         if cell.get("cell_type") == "markdown":
-            source = with_mathml(cell.source).text
+            # A written answer is the student's text: never markup on the page (their other edits are theirs)
+            written = bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+            source = with_mathml(cell.source, escape_html=written).text
             cell.source = "".join(_one_level_down(part) if i % 2 == 0 else part
                                   for i, part in enumerate(_FENCE.split(source)))
         return cell, resources
@@ -181,9 +191,14 @@ class ScoreSummary(_FeedbackPreprocessor):
         # The heading, the penalty row and the deadline line: one computation (`grades.page_grade`), of the
         # gradebook as it is now; a cell an instructor scored says so, with their reason.
         outcomes = [set_by_instructor(o, found.set_by_instructor[o.grade_id]) if o.grade_id in found.set_by_instructor
+                    else dataclasses.replace(o, pending=True, status=TO_BE_GRADED) if o.grade_id in found.pending
                     else o for o in outcomes]
+        given = rubric_given(resources.get("nbgrader", {}))
+        outcomes = [dataclasses.replace(o, rubric=tuple(given[o.grade_id]), status="scored by your instructor")
+                    if o.grade_id in given and not o.pending else o for o in outcomes]
         resources["nbgrader"]["score"] = found.score
-        resources["autograder"] = PageSummary(outcomes, found.penalty, found.line or "")
+        pending = sum(o.points for o in outcomes if o.pending)
+        resources["autograder"] = PageSummary(outcomes, found.penalty, found.line or "", pending)
         return nb, resources
 
 
@@ -228,3 +243,29 @@ def with_graders_only(config: Any) -> Any:
     listed.insert(later[0] if later else len(listed), GRADERS_ONLY)
     config.GenerateFeedback.preprocessors = listed
     return config
+
+
+def rubric_given(nbgrader: dict[str, Any]) -> dict[str, list[tuple[float, str]]]:
+    """The rubric items an instructor gave this page's student, by question (`by_question.rubric`); none when the
+    gradebook has no rubric or cannot be read this way (the page keeps its scores)."""
+    from sqlalchemy import create_engine, inspect, text
+    from sqlalchemy.pool import NullPool
+
+    from autograder.by_question.rubric import given_items
+    from autograder.deadlines.tables import RUBRIC_ITEM_TABLE
+
+    assignment, student, db_url = nbgrader.get("assignment"), nbgrader.get("student"), nbgrader.get("db_url")
+    notebook = nbgrader.get("notebook")
+    if not (assignment and student and db_url and notebook):
+        return {}
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            if not inspect(connection).has_table(RUBRIC_ITEM_TABLE):
+                return {}
+            return given_items(lambda sql, params: [tuple(r) for r in connection.execute(text(sql), params)],
+                               assignment, notebook, student)
+    except Exception:  # a server gone, a gradebook of another release: the page keeps its scores
+        return {}
+    finally:
+        engine.dispose()

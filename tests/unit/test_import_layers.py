@@ -21,7 +21,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # extensions and labels; the one arithmetic of a grade and its settling.
     ("course", "migrations", "nbgrader_glue", "deadlines", "grades"),
     ("grading",),  # the engine: grade, regrade and watch's stages
-    ("feedback", "regrade", "similarity", "collect", "lms", "watch", "cluster"),  # what reads and moves graded work
+    # what reads and moves graded work (by_question: one question's answers graded across the class)
+    ("feedback", "regrade", "similarity", "collect", "lms", "watch", "cluster", "by_question"),
     ("report", "authoring"),  # the class report; `new`, `check` and `release`
     ("hub",),  # a JupyterHub for the course
     ("commands", "cli"),  # one module per subcommand, and the entry point

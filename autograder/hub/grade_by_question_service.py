@@ -1,0 +1,181 @@
+"""Grade by question: a managed service of the hub beside My assignments, for a course's instructors and TAs
+(docs/instructors/grade-by-question.md says why here and not in the formgrader).
+
+`<prefix>?assignment=A&notebook=N&cell=C`: the question's page (`by_question.page`), every answer grouped
+(`by_question.answer_groups`); `POST <prefix>apply`, `<prefix>items`, `<prefix>items/<id>`: the rubric's changes
+(`by_question.rubric`), each in one transaction of the gradebook, refused whole (409, one line) when another grader
+changed what it names since the page was loaded. Who grades is the hub's OAuth user (`user_of`), never the request.
+"""
+
+import json
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tornado import web
+
+from autograder.by_question.answer_groups import group_answers
+from autograder.by_question.class_answers import read_answers
+from autograder.by_question.page import policy, question_page
+from autograder.by_question.rubric import Conflict, Question, QuestionGrading, RubricError
+
+MAX_BODY = 64 << 10
+
+
+class Course:
+    """The course a service grades: its folder, gradebook engine and grade rules, opened once."""
+
+    def __init__(self, root: Path) -> None:
+        from sqlalchemy import create_engine
+
+        from autograder.course.settings import read_course
+        from autograder.grades.settle import GradeRules
+        from autograder.migrations import upgrade
+
+        self.settings = read_course(root)
+        upgrade(self.settings.db_url)
+        self.engine = create_engine(self.settings.db_url)
+        self.rules = GradeRules.of(self.settings.config)
+
+    def grading(self, session: Any, question: Question, user: str) -> QuestionGrading:
+        from autograder.grades.outbox import SessionSql
+
+        return QuestionGrading(SessionSql(session), question, self.rules, user)
+
+    def session(self) -> Any:
+        from sqlalchemy.orm import Session
+
+        return Session(self.engine)
+
+
+class _Base(web.RequestHandler):
+    def initialize(self, course: Course, user_of: Callable[[web.RequestHandler], str | None]) -> None:
+        self.course, self.user_of = course, user_of
+
+    def grader(self) -> str:
+        user = self.user_of(self)
+        if not user:
+            raise web.HTTPError(403)
+        return user
+
+    def question(self, source: dict[str, str]) -> Question:
+        try:
+            return Question(str(source["assignment"]), str(source["notebook"]), str(source["cell"]))
+        except KeyError as missing:
+            raise web.HTTPError(400, f"no {missing.args[0]} given") from None
+
+
+class QuestionPage(_Base):
+    def get(self) -> None:
+        user = self.grader()
+        args = {k: self.get_argument(k, "") for k in ("assignment", "notebook", "cell")}
+        question = self.question(args)
+        with self.course.session() as session:
+            try:
+                grading = self.course.grading(session, question, user)
+            except RubricError as error:
+                raise web.HTTPError(404, str(error)) from None
+            items, answers = grading.items(), grading.answers()
+        written = read_answers(self.course.settings.path("autograded", ".", ".").resolve(), question.assignment,
+                               question.notebook, question.cell, sorted(answers))
+        nonce = secrets.token_urlsafe(16)
+        self.set_header("Content-Security-Policy", policy(nonce))
+        self.set_header("Cache-Control", "no-store")
+        base = self.request.path.rstrip("/") + "/" if not self.request.path.endswith("/") else self.request.path
+        self.finish(question_page(question, grading.max_score, group_answers(written, code=False), items, answers,
+                                  base, self.xsrf_token.decode(), nonce, user))
+
+
+class _Change(_Base):
+    def body(self) -> dict[str, Any]:
+        if len(self.request.body) > MAX_BODY:
+            raise web.HTTPError(413)
+        try:
+            found = json.loads(self.request.body or b"{}")
+        except ValueError:
+            found = None
+        if not isinstance(found, dict):
+            raise web.HTTPError(400, "the request is not a JSON object")
+        return found
+
+    def change(self, action: Callable[[QuestionGrading, dict[str, Any]], dict[str, Any]]) -> None:
+        user, body = self.grader(), self.body()
+        question = self.question({k: self.get_argument(k) for k in ("assignment", "notebook", "cell")})
+        try:
+            with self.course.session() as session, session.begin():  # one transaction: committed whole, or not at all
+                reply = action(self.course.grading(session, question, user), body)
+        except Conflict as error:
+            self.set_status(409)
+            reply = {"error": str(error)}
+        except (RubricError, ValueError, TypeError) as error:
+            self.set_status(400)
+            reply = {"error": str(error)}
+        self.finish(reply)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        self.finish({"error": self._reason})
+
+
+class Apply(_Change):
+    def post(self) -> None:
+        def apply(grading: QuestionGrading, body: dict[str, Any]) -> dict[str, Any]:
+            seen = body.get("students")
+            if not isinstance(seen, dict) or not all(isinstance(v, int) for v in seen.values()):
+                raise RubricError("students must map each student to the version of their grade you saw")
+            grading.apply(int(body["item"]), seen, bool(body.get("given", True)))
+            now = grading.answers()
+            return {"students": {s: {"version": now[s].version, "items": sorted(now[s].items)} for s in seen}}
+        self.change(apply)
+
+
+class Items(_Change):
+    def post(self, item: str | None = None) -> None:
+        def edit(grading: QuestionGrading, body: dict[str, Any]) -> dict[str, Any]:
+            if item is None:
+                added = grading.add_item(body.get("points"), str(body.get("comment", "")))
+                return {"said": f"Item {added.position} added."}
+            rescored = grading.edit_item(int(item), int(body.get("version", -1)), body.get("points"),
+                                         str(body.get("comment", "")))
+            return {"said": f"Item saved; {len(rescored)} answer(s) scored again."}
+        self.change(edit)
+
+
+def routes(course: Course, user_of: Callable[[web.RequestHandler], str | None]) -> list[tuple[str, Any, dict]]:
+    """The service's routes under its prefix (paths relative to it)."""
+    given = {"course": course, "user_of": user_of}
+    return [("", QuestionPage, given), ("apply", Apply, given), ("items", Items, given),
+            (r"items/(\d+)", Items, given)]
+
+
+def main() -> None:  # pragma: no cover - run by the hub, as a managed service
+    """The hub's service: the course folder is the working directory; who grades is the hub's OAuth user."""
+    from urllib.parse import urlparse
+
+    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+    from jupyterhub.utils import url_path_join
+    from tornado import ioloop
+
+    course = Course(Path.cwd())
+
+    def user_of(handler: web.RequestHandler) -> str | None:
+        found = handler.current_user
+        return found.get("name") if isinstance(found, dict) else None
+
+    prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
+    handlers = [(url_path_join(prefix, path) if path else prefix, type(f"Hub{cls.__name__}", (HubOAuthenticated, cls),
+                                                                          {}), kwargs)
+                for path, cls, kwargs in routes(course, user_of)]
+    app = web.Application([*handlers, (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler)],
+                          cookie_secret=os.urandom(32), xsrf_cookies=True)
+    where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
+    app.listen(where.port, where.hostname)
+    try:
+        ioloop.IOLoop.current().start()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

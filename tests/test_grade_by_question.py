@@ -1,0 +1,226 @@
+"""Grading one written question for a class of 200 in Chromium (the hub service's page, served by its own
+handlers on loopback; who grades is given as the hub's OAuth would give it): a rubric of four items made on the
+page, every answer graded with under 40 actions, an item's points changed and every student re-scored, two
+graders at once without a silent overwrite, and nothing a student wrote run or read as markup.
+
+The gradebook is nbgrader's (its ORM makes the assignment; the 200 submissions' rows are inserted as nbgrader's
+writer would leave them, for speed), the answers are autograded notebooks on disk.
+"""
+
+import json
+import random
+import re
+import sqlite3
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.grades.outbox import SessionSql, latest
+
+ASSIGNMENT, NOTEBOOK, CELL = "hsa", "hsa", "explain_formulas"
+STUDENTS = [f"s{i:03d}" for i in range(200)]
+HOSTILE = ('<img src=x onerror="window.pwned=1"></script><script>window.pwned=2</script> the blocks line up '
+           "[x](javascript:window.pwned=3)")
+# What 200 students wrote: a few answers written by many (retyped with other spacing), near-duplicates of them,
+# and the odd one out. 4 distinct ideas, the groups the page should show.
+IDEAS = [
+    ("The first n_h columns of W_h only meet h_{t-1} and the last n_x columns only meet x_t, so the block "
+     "product is W_hh h + W_hx x.", 90),
+    ("Matrix multiplication splits into blocks: W_hh times h plus W_hx times x, as long as the orders match.", 50),
+    ("They are the same because numpy computes both the same way.", 30),
+    ("YOUR ANSWER HERE", 25),
+]
+RUBRIC = [("2", "Names which block meets which: W_hh meets h, W_hx meets x."),
+          ("1", "Says the product splits into blocks, without saying which parts meet."),
+          ("-1", "Misses that the two orders must match."),
+          ("0", "No reason given: an answer must explain why, not that.")]
+
+
+def answers() -> dict[str, str]:
+    rng = random.Random(44)
+    texts = []
+    for text, count in IDEAS:
+        for n in range(count):
+            if n % 10 == 9:  # a near-duplicate: a word changed
+                words = text.split()
+                words[len(words) // 2] = "really"
+                texts.append(" ".join(words))
+            else:  # the same, retyped
+                texts.append(text.replace(" ", rng.choice([" ", "  ", "\n"]), 2))
+    texts[-1] = HOSTILE  # one student's answer is an attack
+    texts = texts[:len(STUDENTS)] + [IDEAS[0][0]] * (len(STUDENTS) - len(texts))
+    return dict(zip(STUDENTS, texts, strict=True))
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "demo"\n')
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment(ASSIGNMENT)
+        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
+        gb.add_grade_cell("test_sigmoid", NOTEBOOK, ASSIGNMENT, max_score=7, cell_type="code")
+        gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
+    db = sqlite3.connect(tmp_path / "gradebook.db")
+    ((assignment_id,),) = db.execute("SELECT id FROM assignment")
+    ((notebook_id,),) = db.execute("SELECT id FROM notebook")
+    cells = dict(db.execute("SELECT name, id FROM base_cell"))
+    for student in STUDENTS:  # the rows nbgrader's writer leaves for a graded submission with a written answer
+        sub, nb = uuid.uuid4().hex, uuid.uuid4().hex
+        db.execute("INSERT INTO student (id, first_name, last_name) VALUES (?, '', ?)", (student, student))
+        db.execute("INSERT INTO submitted_assignment (id, assignment_id, student_id) VALUES (?, ?, ?)",
+                   (sub, assignment_id, student))
+        db.execute("INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged) VALUES (?, ?, ?, 0)",
+                   (nb, sub, notebook_id))
+        db.execute("INSERT INTO grade (id, cell_id, notebook_id, auto_score, needs_manual_grade) VALUES "
+                   "(?, ?, ?, 7.0, 0)", (uuid.uuid4().hex, cells["test_sigmoid"], nb))
+        db.execute("INSERT INTO grade (id, cell_id, notebook_id, auto_score, needs_manual_grade) VALUES "
+                   "(?, ?, ?, NULL, 1)", (uuid.uuid4().hex, cells[CELL], nb))
+    db.commit()
+    db.close()
+    for student, text in answers().items():
+        folder = tmp_path / "autograded" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        cell = {"cell_type": "markdown", "id": "a", "source": text,
+                "metadata": {"nbgrader": {"grade": True, "solution": True, "grade_id": CELL, "points": 2}}}
+        (folder / f"{NOTEBOOK}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
+                                                              "nbformat_minor": 5}))
+    return tmp_path
+
+
+@pytest.fixture
+def service(course):
+    """The service's handlers on a loopback port, in a thread; the grader is the `X-Test-User` header (the hub's
+    OAuth user, in the real service)."""
+    import asyncio
+
+    from tornado import web
+    from tornado.httpserver import HTTPServer
+
+    from autograder.hub.grade_by_question_service import Course, routes
+
+    def user_of(handler):
+        return handler.request.headers.get("X-Test-User")
+
+    started, state = threading.Event(), {}
+
+    def run() -> None:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        app = web.Application([(f"/grade/{path}", handler, kwargs)
+                               for path, handler, kwargs in routes(Course(course), user_of)],
+                              cookie_secret="x" * 32, xsrf_cookies=True)
+        server = HTTPServer(app)
+        server.listen(0, "127.0.0.1")
+        state["port"] = next(iter(server._sockets.values())).getsockname()[1]
+        state["loop"] = asyncio.get_event_loop()
+        started.set()
+        state["loop"].run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    started.wait(30)
+    yield f"http://127.0.0.1:{state['port']}/grade/?assignment={ASSIGNMENT}&notebook={NOTEBOOK}&cell={CELL}"
+    state["loop"].call_soon_threadsafe(state["loop"].stop)
+    thread.join(10)
+
+
+def manual(course: Path) -> dict[str, float | None]:
+    db = sqlite3.connect(course / "gradebook.db")
+    try:
+        return dict(db.execute(
+            "SELECT sa.student_id, g.manual_score FROM grade g JOIN base_cell bc ON g.cell_id = bc.id "
+            "JOIN submitted_notebook sn ON g.notebook_id = sn.id JOIN submitted_assignment sa "
+            "ON sn.assignment_id = sa.id WHERE bc.name = ?", (CELL,)))
+    finally:
+        db.close()
+
+
+def test_a_class_of_200_graded_by_question_in_under_40_actions(course, service):
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.axe import serious_violations
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    actions = []
+
+    def act(what: str, step) -> None:
+        actions.append(what)
+        step()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            ta1 = browser.new_context(extra_http_headers={"X-Test-User": "ta1"}, viewport={"width": 1100,
+                                                                                          "height": 900})
+            page = ta1.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            act("open", lambda: page.goto(service))
+            # The rubric, made on the page.
+            for points, comment in RUBRIC:
+                form = page.locator("form.item").last
+                page.locator("details summary").click() if not page.locator("details").get_attribute("open") \
+                    else None
+                act("points", lambda f=form, p=points: f.get_by_label("New item points").fill(p))
+                act("comment", lambda f=form, c=comment: f.get_by_label("comment the student reads").fill(c))
+                with page.expect_navigation():
+                    act("add", lambda f=form: f.get_by_role("button", name="Add item").click())
+            groups = page.locator("section.group")
+            count = groups.count()
+            assert 4 <= count <= 10, count  # 200 answers, 4 ideas (near-duplicates and the attack apart)
+            texts = [groups.nth(i).inner_text() for i in range(count)]
+            # Every group graded with one key: the focus moves itself to the next group nobody graded.
+            for i in range(count):
+                text = texts[i]
+                key = ("1" if "only meet" in text else "2" if "splits into blocks" in text
+                       else "4" if "numpy computes" in text or "YOUR ANSWER" in text else "3")
+                act(f"key {key}", lambda k=key: page.keyboard.press(k))
+                expect(page.locator("section.group.graded")).to_have_count(i + 1)  # (the page's CSP forbids eval)
+            assert page.locator("#progress").inner_text() == "200 of 200 graded"
+            page.screenshot(path="/tmp/page-grade-by-question.png", full_page=False)
+            # axe-core is injected as a script, which the page's own CSP refuses: audited in a copy without it.
+            audit = browser.new_context(bypass_csp=True, extra_http_headers={"X-Test-User": "ta1"}).new_page()
+            audit.goto(service)
+            violations = serious_violations(audit)
+            # Nothing the attacker wrote ran or became an element.
+            assert page.evaluate("() => window.pwned") is None and errors == []
+            assert page.locator("section.group img, section.group a, section.group script").count() == 0
+            assert "onerror=\"window.pwned=1\"" in page.locator("section.group").filter(has_text="onerror").inner_text()
+
+            scores = manual(course)
+            assert all(v is not None for v in scores.values())
+            full = {s for s, v in scores.items() if v == 2.0}
+            assert len(full) >= 80  # the first idea's answers and their near-duplicates
+            # An item's points changed: every student it was given to is scored again.
+            page.locator("details summary").click()
+            first = page.locator("form.item").first
+            act("points", lambda: first.get_by_label("Item 1 points").fill("1.5"))
+            with page.expect_navigation():
+                act("save", lambda: first.get_by_role("button", name="Save item 1").click())
+            assert {s for s, v in manual(course).items() if v == 1.5} == full
+
+            # A second grader, loaded before the first changes a group: their change is refused, said, not written.
+            ta2 = browser.new_context(extra_http_headers={"X-Test-User": "ta2"})
+            other = ta2.new_page()
+            other.goto(service)
+            target = texts.index(next(t for t in texts if "numpy computes" in t))
+            page.locator("section.group").nth(target).focus()
+            page.keyboard.press("3")  # ta1 adds "misses the order" to that group
+            expect(page.locator("#status")).to_have_text(re.compile("^Gave item 3"))
+            before = manual(course)
+            other.locator("section.group").nth(target).focus()
+            other.keyboard.press("2")
+            expect(other.locator("#status.conflict")).to_have_count(1)
+            assert "another grader changed" in other.locator("#status").inner_text()
+            assert manual(course) == before
+        finally:
+            browser.close()
+    assert len(actions) < 40, actions
+    assert violations == [], violations
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        sent = latest(SessionSql(gb.db), ASSIGNMENT)
+    assert len(sent) == 200 and all(row.origin == "rubric" for row in sent.values())
+    assert {s for s, row in sent.items() if row.score == 8.5} == full  # 7 autograded + 1.5 written
