@@ -43,7 +43,7 @@ def hub_extra(course: Path, exchange_root: Path, service_port: int) -> str:
 c.JupyterHub.authenticator_class = "dummy"
 c.Authenticator.manage_groups = False
 c.JupyterHub.services = [{{"name": "launch-tests", "api_token": {ADMIN_TOKEN!r}}}, {external!r}]
-c.JupyterHub.load_groups = {{"students-cs101": {{"users": ["ana", "ben", "cy"]}},
+c.JupyterHub.load_groups = {{"students-cs101": {{"users": ["ana", "ben", "cy", "dee"]}},
                             "students-cs202": {{"users": ["eve"]}}}}
 c.JupyterHub.load_roles = [
     {{"name": "launch-tests", "services": ["launch-tests"], "scopes": ["admin:users", "tokens", "list:users"]}},
@@ -148,7 +148,7 @@ def world(tmp_path_factory):
         world.start_service()
         world.hub = start_hub(root / "hub", [], port, hub_extra(course, root / "exchange", service_port))
         world.tokens = {user: world.token(user, scopes=[f"access:services!service={SERVICE}"])
-                        for user in ("ana", "ben", "cy")}
+                        for user in ("ana", "ben", "cy", "dee")}
         world.tokens["eve"] = world.token("eve")  # every permission eve has: none in cs101
         yield world
     finally:
@@ -264,7 +264,7 @@ def test_a_student_cannot_submit_as_another_nor_overwrite_their_submission(world
              for name in world.inbound() if name.startswith("ben+")}
     assert after == bens
     for name in world.inbound():
-        assert name.split("+")[0] in ("ana", "ben", "cy")
+        assert name.split("+")[0] in ("ana", "ben", "cy", "dee")
 
 
 def test_a_forged_expired_or_other_courses_token_is_refused_in_one_line_and_nothing_is_written(world):
@@ -360,3 +360,42 @@ def test_the_service_refuses_to_start_where_the_watcher_would_refuse_what_it_wri
     with pytest.raises(ServiceError, match=r"cs101 is a link, not this service's"):
         exchange_folder(tmp_path / "course").make_private()
     assert not os.listdir(tmp_path / "theirs")
+
+
+def test_the_assignments_panel_works_through_the_one_setting_in_the_students_config(world, monkeypatch):
+    """nbgrader's own Assignments panel (its server side, as JupyterLab calls it) in a student's folder whose
+    nbgrader_config.json holds the setting of the docs, the address and token in the environment as in a pod."""
+    from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+
+    from autograder.hub.exchange_client import CLASSES, TOKEN_ENV, URL_ENV
+
+    home = world.home("dee")
+    setting = {"ExchangeFactory": {kind: f"{cls.__module__}.{cls.__name__}" for kind, cls in CLASSES.items()}}
+    (home / "nbgrader_config.json").write_text(json.dumps({**setting, "CourseDirectory": {"course_id": COURSE}}))
+    monkeypatch.setenv(URL_ENV, world.url)
+    monkeypatch.setenv(TOKEN_ENV, world.tokens["dee"])
+    monkeypatch.chdir(home)  # a student's server runs in its root folder, where the panel reads the config again
+    panel = AssignmentList()
+    panel.root_dir = str(home)
+
+    def shown(status: str) -> list[dict]:
+        listed = panel.list_assignments(COURSE)
+        assert listed["success"], listed
+        return [a for a in listed["value"] if a["status"] == status]
+
+    assert [a["assignment_id"] for a in shown("released")] == ["ps1"]
+    assert panel.fetch_assignment(COURSE, "ps1")["success"]
+    (fetched_ps1,) = shown("fetched")
+    assert [nb["path"] for nb in fetched_ps1["notebooks"]] == ["ps1/ps1.ipynb"]
+    assert panel.submit_assignment(COURSE, "ps1")["success"]
+    (submitted,) = shown("submitted")
+    (entry,) = [name for name in world.inbound() if name.startswith("dee+ps1+")]
+    assert [s["timestamp"] for s in submitted["submissions"]] == [entry.split("+")[2]]
+    assert not submitted["submissions"][0]["has_exchange_feedback"]
+
+    released_feedback(world, entry, b"<p>DEE-PAGE</p>")
+    assert shown("submitted")[0]["submissions"][0]["has_exchange_feedback"]
+    assert panel.fetch_feedback(COURSE, "ps1")["success"]
+    (after,) = shown("submitted")[0]["submissions"]
+    assert after["has_local_feedback"] and not after["feedback_updated"]
+    assert b"DEE-PAGE" in (home / after["local_feedback_path"] / "ps1.html").read_bytes()
