@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from autograder.course.submitted import TIMESTAMP_FILE, FolderBounds, UnsafeFile, shown, valid_student_id
+from autograder.course.submitted import (
+    TIMESTAMP_FILE,
+    FolderBounds,
+    UnsafeFile,
+    read_bytes_beneath,
+    shown,
+    valid_student_id,
+)
 from autograder.hub.exchange_wire import TooLarge, WireError, as_json, decode, read_folder, write_folder
 from autograder.watch.exchange import NBGRADER_TIME, SECRET_FILE, Uncollectable, name_parts
 
@@ -170,8 +177,6 @@ class ExchangeFolder:
         submission's own secret as nbgrader's `release_feedback` names it."""
         from nbgrader.utils import notebook_hash
 
-        from autograder.course.submitted import read_bytes_beneath
-
         folder = self.inbound / name
         try:
             secret = read_bytes_beneath(folder, Path(SECRET_FILE), 1024).decode("ascii").strip()
@@ -190,6 +195,8 @@ class ExchangeFolder:
         return found
 
     def submissions(self, student: str) -> list[dict]:
+        """`student`'s submissions, each notebook with its feedback page's MD5 (nbgrader's `list` compares it with
+        the copy the student fetched), None for no page yet."""
         return [{"assignment": assignment, "timestamp": stamp,
                  "notebooks": {notebook: None if page is None else hashlib.md5(page).hexdigest()
                                for notebook, page in self.pages(name).items()}}
