@@ -68,8 +68,10 @@ class World:
         assert response.status_code == 201, response.text
         return response.json()["token"]
 
-    def start_service(self) -> None:
-        env = dict(os.environ, JUPYTERHUB_API_TOKEN=SERVICE_TOKEN, JUPYTERHUB_API_URL=f"{self.hub_url}/hub/api",
+    def start_service(self, hub_url: str | None = None) -> None:
+        """The service, asking the hub at `hub_url` (by default the test's) about tokens."""
+        env = dict(os.environ, JUPYTERHUB_API_TOKEN=SERVICE_TOKEN,
+                   JUPYTERHUB_API_URL=f"{hub_url or self.hub_url}/hub/api",
                    JUPYTERHUB_SERVICE_NAME=SERVICE, JUPYTERHUB_SERVICE_PREFIX=f"/services/{SERVICE}/",
                    JUPYTERHUB_SERVICE_URL=f"http://127.0.0.1:{self.port}", JUPYTERHUB_BASE_URL="/",
                    PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -333,6 +335,12 @@ def test_with_the_service_down_the_student_is_told_and_nothing_is_lost(world):
         with pytest.raises(ExchangeError, match=r"did not answer .*nothing was handed in; your files are as they were"):
             world.client("submit", "ben").start()
         assert work.read_bytes() == kept and world.inbound() == before
+        # The service up, the hub it asks about tokens down: told so, nothing written.
+        world.start_service(hub_url=f"http://127.0.0.1:{free_port()}")
+        with pytest.raises(ExchangeError, match=r"refused: the hub did not answer the exchange service: nothing was"):
+            world.client("submit", "ben").start()
+        assert work.read_bytes() == kept and world.inbound() == before
+        world.stop_service()
     finally:
         world.start_service()
     submit = world.client("submit", "ben")

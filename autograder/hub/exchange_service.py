@@ -255,7 +255,11 @@ def main() -> None:
         match = TOKEN.fullmatch(headers.get("Authorization", ""))
         if match is None:
             raise Refused(401, "no hub token sent (Authorization: token ...)")
-        model = await auth.user_for_token(match[1], use_cache=False, sync=False)
+        try:
+            model = await auth.user_for_token(match[1], use_cache=False, sync=False)
+        except web.HTTPError:  # HubAuth's word for a hub it cannot reach or that answered with an error
+            raise Refused(503, "the hub did not answer the exchange service: nothing was done; try again later"
+                          ) from None
         if model is None:
             raise Refused(403, "the hub does not accept this token (forged, expired or revoked): log in again")
         name = str(model.get("name", ""))
