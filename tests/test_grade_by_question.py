@@ -3,8 +3,7 @@ handlers on loopback; who grades is given as the hub's OAuth would give it): a r
 page, every answer graded with under 40 actions, an item's points changed and every student re-scored, two
 graders at once without a silent overwrite, and nothing a student wrote run or read as markup.
 
-The gradebook is nbgrader's (its ORM makes the assignment; the 200 submissions' rows are inserted as nbgrader's
-writer would leave them, for speed), the answers are autograded notebooks on disk.
+The gradebook is nbgrader's (tests/question_gradebook.py), the answers are autograded notebooks on disk.
 """
 
 import json
@@ -12,15 +11,14 @@ import random
 import re
 import sqlite3
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grades.outbox import SessionSql, latest
+from tests.question_gradebook import ASSIGNMENT, CELL, NOTEBOOK, question_gradebook
 
-ASSIGNMENT, NOTEBOOK, CELL = "hsa", "hsa", "explain_formulas"
 STUDENTS = [f"s{i:03d}" for i in range(200)]
 HOSTILE = ('<img src=x onerror="window.pwned=1"></script><script>window.pwned=2</script> the blocks line up '
            "[x](javascript:window.pwned=3)")
@@ -58,29 +56,7 @@ def answers() -> dict[str, str]:
 @pytest.fixture
 def course(tmp_path: Path) -> Path:
     (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "demo"\n')
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    with Gradebook(url) as gb:
-        gb.add_assignment(ASSIGNMENT)
-        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
-        gb.add_grade_cell("test_sigmoid", NOTEBOOK, ASSIGNMENT, max_score=7, cell_type="code")
-        gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
-    db = sqlite3.connect(tmp_path / "gradebook.db")
-    ((assignment_id,),) = db.execute("SELECT id FROM assignment")
-    ((notebook_id,),) = db.execute("SELECT id FROM notebook")
-    cells = dict(db.execute("SELECT name, id FROM base_cell"))
-    for student in STUDENTS:  # the rows nbgrader's writer leaves for a graded submission with a written answer
-        sub, nb = uuid.uuid4().hex, uuid.uuid4().hex
-        db.execute("INSERT INTO student (id, first_name, last_name) VALUES (?, '', ?)", (student, student))
-        db.execute("INSERT INTO submitted_assignment (id, assignment_id, student_id) VALUES (?, ?, ?)",
-                   (sub, assignment_id, student))
-        db.execute("INSERT INTO submitted_notebook (id, assignment_id, notebook_id, flagged) VALUES (?, ?, ?, 0)",
-                   (nb, sub, notebook_id))
-        db.execute("INSERT INTO grade (id, cell_id, notebook_id, auto_score, needs_manual_grade) VALUES "
-                   "(?, ?, ?, 7.0, 0)", (uuid.uuid4().hex, cells["test_sigmoid"], nb))
-        db.execute("INSERT INTO grade (id, cell_id, notebook_id, auto_score, needs_manual_grade) VALUES "
-                   "(?, ?, ?, NULL, 1)", (uuid.uuid4().hex, cells[CELL], nb))
-    db.commit()
-    db.close()
+    question_gradebook(tmp_path, STUDENTS)
     for student, text in answers().items():
         folder = tmp_path / "autograded" / student / ASSIGNMENT
         folder.mkdir(parents=True)

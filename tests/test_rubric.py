@@ -1,8 +1,9 @@
 """Rubric items applied to one question's answers (autograder/by_question/rubric.py), on a real nbgrader gradebook
-(SQLite) made with nbgrader's own API: the scores are nbgrader's manual scores, the LMS outbox is told through
+(SQLite, tests/question_gradebook.py): the scores are nbgrader's manual scores, the LMS outbox is told through
 `grades.settle`, an item's edit re-scores everyone it was given to, and two graders never overwrite each other.
 """
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,29 +14,24 @@ from autograder.deadlines.rules import LateRules
 from autograder.grades.outbox import SessionSql, latest
 from autograder.grades.settle import GradeRules
 from autograder.migrations import upgrade
+from tests.question_gradebook import ASSIGNMENT, CELL, NOTEBOOK, question_gradebook
 
-ASSIGNMENT, NOTEBOOK, CELL = "hsa", "hsa", "explain_formulas"
 QUESTION = Question(ASSIGNMENT, NOTEBOOK, CELL)
 STUDENTS = [f"s{i:03d}" for i in range(40)]
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """Made once (a new gradebook runs nbgrader's alembic, seconds): each test gets a copy."""
+    folder = tmp_path_factory.mktemp("question")
+    upgrade(question_gradebook(folder, STUDENTS))  # 7 of 7 autograded, the written answer waiting for a person
+    return folder / "gradebook.db"
+
+
 @pytest.fixture
-def gradebook(tmp_path: Path):
+def gradebook(made: Path, tmp_path: Path):
+    shutil.copy(made, tmp_path / "gradebook.db")
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    with Gradebook(url) as gb:
-        gb.add_assignment(ASSIGNMENT)
-        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
-        gb.add_grade_cell("test_sigmoid", NOTEBOOK, ASSIGNMENT, max_score=7, cell_type="code")
-        gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
-        for student in STUDENTS:
-            gb.add_student(student)
-            gb.add_submission(ASSIGNMENT, student)
-            code = gb.find_grade("test_sigmoid", NOTEBOOK, ASSIGNMENT, student)
-            code.auto_score = 7.0  # as a grading run leaves it: the autograded part in full
-            written = gb.find_grade(CELL, NOTEBOOK, ASSIGNMENT, student)
-            written.needs_manual_grade = True  # as the writer leaves a written answer: waiting for a person
-        gb.db.commit()
-    upgrade(url)
     gb = Gradebook(url)
     yield gb
     gb.close()
