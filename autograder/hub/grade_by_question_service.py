@@ -109,9 +109,9 @@ class _Change(_Base):
         except Conflict as error:
             self.set_status(409)
             reply = {"error": str(error)}
-        except (RubricError, ValueError, TypeError) as error:
+        except (RubricError, ValueError, TypeError, KeyError) as error:
             self.set_status(400)
-            reply = {"error": str(error)}
+            reply = {"error": str(error) if not isinstance(error, KeyError) else f"no {error.args[0]} given"}
         self.finish(reply)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
