@@ -94,7 +94,8 @@ def test_both_graders_apply_the_same_late_credit_and_keep_an_override(course, tm
 
     # The dispute settled: the wrong answer's cell gets its points, by hand, in both courses.
     with Gradebook(f"sqlite:///{ours}/gradebook.db") as gb:
-        cell = next(g for g in gb.find_submission(ASSIGNMENT, "late").notebooks[0].grades if g.score < g.max_score)
+        cell = next(g for g in gb.find_submission(ASSIGNMENT, "late").notebooks[0].grades
+                    if g.score < g.max_score and g.cell.cell_type == "code")  # not the written answer: unanswered
         name, points = cell.name, cell.max_score
     for folder in (ours, theirs):
         done = cli(folder, "override", ASSIGNMENT, "late", "--cell", name, "--score", str(points),
