@@ -2,9 +2,11 @@
 JupyterHub on loopback: every student's nbgrader side here runs in this test process, as one OS user, each with
 their own hub token, through the exchange classes their servers would load (autograder/hub/exchange_client.py).
 What the service writes is read back as the watcher reads inbound/ (autograder.watch.exchange), and feedback is
-released as the watcher releases it.
+released as the watcher releases it; and once end to end: the course's real assignment handed in through the
+service, graded by the real `autograder watch` running in the course, its feedback fetched back by its owner alone.
 
-Cost: one hub (and its proxy) and the service started twice, about 9 CPU-s in all."""
+Cost: one hub (and its proxy) and the service started twice, about 9 CPU-s; the end-to-end test about 7 more (a
+watcher started and one submission graded; the course's release is shared with the suite's other courses)."""
 
 import json
 import os
@@ -18,12 +20,16 @@ from pathlib import Path
 import pytest
 import requests
 
+from autograder.devtools.catalogue import wrong_answers
+from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.lti_hub import ADMIN_TOKEN, free_port, start_hub, stop_hub
+from tests.watching import OWNERLESS, watching
 
 COURSE = "cs101"
 SERVICE = "autograder-exchange-cs101"
 SERVICE_TOKEN = "exchange-tests-service-token-0123456789abcdef"
 BOUND_KB = 100  # the course's c.CourseDirectory.max_dir_size: a submission's bound
+WRONG = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses concat_weights' points
 NOTEBOOK = {"cells": [{"cell_type": "code", "execution_count": None, "id": "a1", "metadata": {}, "outputs": [],
                        "source": "x = None"}],
             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
@@ -132,12 +138,11 @@ class World:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("exchange-service")
-    course = root / "course"
-    course.mkdir()
-    (course / "nbgrader_config.py").write_text(
-        f"c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = {COURSE!r}\n"
-        f"c.Exchange.root = {str(root / 'exchange')!r}\nc.CollectApp.check_owner = False\n"
-        f"c.CourseDirectory.max_dir_size = {BOUND_KB}\n")
+    # The course's real assignment (released, not handed out until the end-to-end test), where the service and
+    # the watcher both run, as in a deployment.
+    course = make_course(root / "course", f"c.CourseDirectory.course_id = {COURSE!r}\n"
+                                          f"c.Exchange.root = {str(root / 'exchange')!r}\n{OWNERLESS}\n"
+                                          f"c.CourseDirectory.max_dir_size = {BOUND_KB}")
     released = root / "exchange" / COURSE / "outbound" / "ps1"
     released.mkdir(parents=True)
     (released / "ps1.ipynb").write_text(json.dumps(NOTEBOOK))
@@ -391,7 +396,7 @@ def test_the_assignments_panel_works_through_the_one_setting_in_the_students_con
         assert listed["success"], listed
         return [a for a in listed["value"] if a["status"] == status]
 
-    assert [a["assignment_id"] for a in shown("released")] == ["ps1"]
+    assert "ps1" in [a["assignment_id"] for a in shown("released")]
     assert panel.fetch_assignment(COURSE, "ps1")["success"]
     (fetched_ps1,) = shown("fetched")
     assert [nb["path"] for nb in fetched_ps1["notebooks"]] == ["ps1/ps1.ipynb"]
@@ -407,3 +412,37 @@ def test_the_assignments_panel_works_through_the_one_setting_in_the_students_con
     (after,) = shown("submitted")[0]["submissions"]
     assert after["has_local_feedback"] and not after["feedback_updated"]
     assert b"DEE-PAGE" in (home / after["local_feedback_path"] / "ps1.html").read_bytes()
+
+
+def test_an_answer_handed_in_through_the_service_is_graded_by_the_watcher_and_only_its_owner_fetches_its_feedback(
+        world):
+    """End to end: the course's assignment released where the service reads it, a student's answer handed in through
+    the service, graded by the real `autograder watch` in the course, the feedback fetched back through the service."""
+    from autograder.devtools.catalogue import write_submission
+
+    # What `nbgrader release_assignment` does: the release copied into outbound/ (the command costs seconds).
+    shutil.copytree(world.course / "release" / ASSIGNMENT, world.exchange / "outbound" / ASSIGNMENT)
+    world.client("fetch_assignment", "ana", ASSIGNMENT).start()
+    work = world.home("ana") / ASSIGNMENT
+    write_submission(ASSIGNMENT, work, [WRONG], release=work)
+    submit = world.client("submit", "ana", ASSIGNMENT)
+    with watching(world.course, "--jobs", "1", "--aside", "0") as watcher:
+        submit.start()
+        watcher.wait_line(r"graded ana ")
+    assert watcher.code == 0, watcher.log()
+    graded = scores(world.course)["ana"]
+    total = sum(graded.values())
+    assert graded["test_concat_weights"] == 0 and total > 0  # her answer's own score, not full marks nor none
+
+    world.client("fetch_feedback", "ana", ASSIGNMENT).start()
+    (page,) = (work / "feedback").rglob("*.html")
+    assert page.relative_to(work / "feedback").as_posix() == f"{submit.timestamp}/{ASSIGNMENT}.html"
+    text = page.read_text()
+    assert "Graded attempt 1" in text and f"{total:g}" in text and "concat_weights" in text
+
+    # ben, of the same uid and course, who handed in nothing for it: no page of hers, however he asks.
+    world.client("fetch_feedback", "ben", ASSIGNMENT).start()
+    assert not list((world.home("ben") / ASSIGNMENT).rglob("*.html"))
+    raw = requests.get(f"{world.url}feedback/{ASSIGNMENT}?student=ana", timeout=30,
+                       headers={"Authorization": f"token {world.tokens['ben']}"})
+    assert raw.status_code == 200 and raw.json() == {"feedback": []}
