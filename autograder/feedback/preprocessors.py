@@ -197,8 +197,8 @@ class ScoreSummary(_FeedbackPreprocessor):
         outcomes = [dataclasses.replace(o, rubric=tuple(given[o.grade_id]), status="scored by your instructor")
                     if o.grade_id in given and not o.pending else o for o in outcomes]
         resources["nbgrader"]["score"] = found.score
-        pending = sum(o.points for o in outcomes if o.pending)
-        resources["autograder"] = PageSummary(outcomes, found.penalty, found.line or "", pending)
+        resources["autograder"] = PageSummary(outcomes, found.penalty, found.line or "",
+                                              found.grade.pending_points(found.notebook))
         return nb, resources
 
 

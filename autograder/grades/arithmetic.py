@@ -122,10 +122,11 @@ class Grade:
     def max_score(self) -> float:
         return self.facts.max_score
 
-    @property
-    def pending_points(self) -> float:
-        """The points of the answers still to be graded by hand: part of `max_score`, none of `raw` yet."""
-        return sum(cell.max_score for cell in self.facts.cells if cell.pending)
+    def pending_points(self, notebook: str | None = None) -> float:
+        """The points of the answers still to be graded by hand (of one notebook's, when named): part of
+        `max_score`, none of `raw` yet."""
+        return sum(cell.max_score for cell in self.facts.cells
+                   if cell.pending and (notebook is None or cell.notebook == notebook))
 
     @property
     def counts(self) -> bool:
