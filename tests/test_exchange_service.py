@@ -21,12 +21,13 @@ import pytest
 import requests
 
 from autograder.devtools.catalogue import wrong_answers
+from autograder.hub.services import exchange_service_name
 from tests.grading_course import ASSIGNMENT, make_course, scores
 from tests.lti_hub import ADMIN_TOKEN, free_port, start_hub, stop_hub
 from tests.watching import OWNERLESS, watching
 
 COURSE = "cs101"
-SERVICE = "autograder-exchange-cs101"
+SERVICE = exchange_service_name(COURSE)
 SERVICE_TOKEN = "exchange-tests-service-token-0123456789abcdef"
 BOUND_KB = 100  # the course's c.CourseDirectory.max_dir_size: a submission's bound
 WRONG = next(a for a in wrong_answers(ASSIGNMENT) if a.hint == "wrong_axis")  # loses concat_weights' points

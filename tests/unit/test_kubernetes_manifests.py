@@ -18,10 +18,15 @@ import yaml
 
 from autograder.devtools.repo import ROOT
 from autograder.hub.groups import instructor_group, student_group
+from autograder.hub.hub_course import HubCourse
 from autograder.hub.services import (
+    exchange_service,
+    exchange_service_name,
+    my_assignments_service,
     my_assignments_service_name,
     push_service_name,
     roster_service_name,
+    status_service,
     status_service_name,
     watch_service_name,
 )
@@ -31,7 +36,7 @@ VALUES = DEPLOY / "config.yaml"
 MANIFESTS = sorted(p for p in DEPLOY.glob("*.yaml") if p != VALUES)
 VERSIONS = ("1.33.0", kubernetes_validate.latest_version())
 COURSE = "rnn"
-EXCHANGE = f"autograder-exchange-{COURSE}"  # autograder/hub/exchange_service.py, one per course as the others
+EXCHANGE = exchange_service_name(COURSE)  # autograder/hub/exchange_service.py, one per course as the others
 # A kubeconfig that is read, never used: KubeSpawner loads one as it is made, and builds a pod without a cluster.
 KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -170,9 +175,15 @@ def test_the_services_are_the_hubs_own_names_each_served_by_the_courses_pod():
         port_name, listens, container_port = served[name]
         assert url.hostname == service["metadata"]["name"] and ports[url.port] == port_name
         assert listens == container_port
+    # Each service's role as services.py makes it for a hub on one machine: the same name and scopes, given to
+    # (at least) the same groups.
     roles = hub["loadRoles"]
-    assert roles[f"{status_service_name(COURSE)}-readers"]["groups"] == [instructor_group(COURSE)]
-    assert roles[f"{my_assignments_service_name(COURSE)}-readers"]["groups"] == [student_group(COURSE)]
+    course = HubCourse(COURSE, Path("/course"), Path("/exchange"))
+    for _, role in (status_service(course), my_assignments_service(course), exchange_service(course)):
+        assert roles[role["name"]]["scopes"] == role["scopes"], role["name"]
+        assert set(role["groups"]) <= set(roles[role["name"]]["groups"]), role["name"]
+    assert roles[status_service(course)[1]["name"]]["groups"] == [instructor_group(COURSE)]
+    assert roles[my_assignments_service(course)[1]["name"]]["groups"] == [student_group(COURSE)]
     scopes = hub["config"]["KubeSpawner"]["server_token_scopes"]
     assert f"access:services!service={EXCHANGE}" in scopes
 
