@@ -10,6 +10,7 @@ watcher started and one submission graded; the course's release is shared with t
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -376,15 +377,28 @@ def test_the_service_refuses_to_start_where_the_watcher_would_refuse_what_it_wri
     assert not os.listdir(tmp_path / "theirs")
 
 
+def docs_setting() -> dict:
+    """The students' setting as docs/administrators/exchange-service.md gives it (its one JSON block)."""
+    from autograder.devtools.repo import ROOT
+
+    page = (ROOT / "docs" / "administrators" / "exchange-service.md").read_text()
+    (block,) = re.findall(r"```json\n(.*?)```", page, re.S)
+    return json.loads(block)
+
+
 def test_the_assignments_panel_works_through_the_one_setting_in_the_students_config(world, monkeypatch):
     """nbgrader's own Assignments panel (its server side, as JupyterLab calls it) in a student's folder whose
-    nbgrader_config.json holds the setting of the docs, the address and token in the environment as in a pod."""
+    nbgrader_config.json holds the setting of the docs (read from the page), the address and token in the
+    environment as in a pod."""
     from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
 
-    from autograder.hub.exchange_client import CLASSES, TOKEN_ENV, URL_ENV
+    from autograder.hub.exchange_client import CLASSES, TOKEN_ENV, URL_ENV, ServiceExchange
 
     home = world.home("dee")
-    setting = {"ExchangeFactory": {kind: f"{cls.__module__}.{cls.__name__}" for kind, cls in CLASSES.items()}}
+    setting = docs_setting()
+    assert setting["ExchangeFactory"] == {kind: f"{cls.__module__}.{cls.__name__}" for kind, cls in CLASSES.items()}
+    # Its address is for the students' pods; here the service's address comes from the environment, as it may.
+    assert set(setting.pop("ServiceExchange")) <= set(ServiceExchange.class_traits(config=True))
     (home / "nbgrader_config.json").write_text(json.dumps({**setting, "CourseDirectory": {"course_id": COURSE}}))
     monkeypatch.setenv(URL_ENV, world.url)
     monkeypatch.setenv(TOKEN_ENV, world.tokens["dee"])
