@@ -222,3 +222,27 @@ def test_compare_returns_the_flagged_pairs_best_first_with_their_groups():
     assert comparison.refused == ["s99: not a notebook"] and comparison.unparsed == []
     assert comparison.names == frozenset({"w_hh"}) and sorted(comparison.works) == [w.student for w in works]
     assert all(p.evidence for p in comparison.pairs)
+
+
+def test_a_wrong_answer_counts_beyond_its_code_and_a_long_list_is_cut():
+    # The same wrong answer in the same code is one fact: its bits beyond the code's (log2(7) each, here equal),
+    # so nothing more; in code not shared, log2(7) more.
+    code = "    a = w_hh * 1037\n    b = a + 1038\n    c = b - 1039\n    return c / 1040"
+    same = _works(20, {"answers": {"e0": code}, "wrong": {"e0": "w"}})
+    assert pair_scores(same).scores[0, 1] == pytest.approx(math.log2(7))
+    apart = _works(20, {"wrong": {"e0": "w"}})
+    apart[0].answers, apart[1].answers = {"e0": code}, {"e0": code.replace("103", "203")}
+    assert pair_scores(apart).scores[0, 1] == pytest.approx(math.log2(7))
+    both = _works(20, {"wrong": {"e0": "w", "e1": "v"}})
+    both[0].answers, both[1].answers = {"e0": code}, {"e0": code.replace("103", "203")}
+    assert pair_scores(both).scores[0, 1] == pytest.approx(math.log2(7))  # wrong answers capped at one's worth
+    # Five shared cell ids: the three rarest listed, then one line for the rest, worth nothing on its own.
+    ids = _works(20, {"created_ids": {f"id{k}-cell": f"cell {k}" for k in range(5)}})
+    pair = compare("a", ids, margin=-100.0).pairs[0]
+    listed = [(e.kind, e.bits, e.text) for e in pair.evidence if e.kind == "cell_id"]
+    assert [text for _, _, text in listed] == [
+        "cell id id0-cell… added by both (“cell 0”), in 2 of 20 notebooks",
+        "cell id id1-cell… added by both (“cell 1”), in 2 of 20 notebooks",
+        "cell id id2-cell… added by both (“cell 2”), in 2 of 20 notebooks",
+        "and 2 more cell id features shared"]
+    assert [b for _, b, _ in listed] == pytest.approx([math.log2(7)] * 3 + [0.0])
