@@ -348,8 +348,8 @@ def best_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     class), whichever scores higher, and the comparison it came from. As programs, every disguise is seen
     through, but a style honest students share (`result = ...` before `return`, `np.dot` for `@`) is set aside
     with it, and their answers grow commoner; with their style (parentheses, `pass`, docstrings, dead code and
-    names set aside), and as text, such a style still tells students apart. A copy is found by whichever says
-    more."""
+    names set aside), loosely (temporaries and `axis` by position aside too), and as text, such a style still
+    tells students apart. A copy is found by whichever says more."""
     scored = [pair_scores(works, names, weights, form) for form in FORMS]
     scores: dict[tuple[int, int], float] = {}
     source: dict[tuple[int, int], Scored] = {}
