@@ -65,9 +65,14 @@ def test_release_holds_no_solution_hidden_test_or_grader(assignment):
 @every
 def test_every_exercise_has_a_solution_cell_and_a_grade_cell_worth_its_graders(assignment):
     cells = source_notebook(assignment).cells
-    solutions = [grade_id(c) for c in cells if nbgrader_meta(c).get("solution")]
+    solutions = [grade_id(c) for c in cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
     tests = {grade_id(c): nbgrader_meta(c)["points"] for c in cells if is_test_cell(c)}
     assert solutions, "no exercises"
+    # A written answer (a markdown solution cell) is graded by hand: a grade cell with points, and no graders.
+    for cell in [c for c in cells if nbgrader_meta(c).get("solution") and c.cell_type == "markdown"]:
+        assert nbgrader_meta(cell).get("grade") and nbgrader_meta(cell)["points"] > 0, grade_id(cell)
+        graders = ROOT / "autograder" / "graders" / assignment / f"test_{grade_id(cell)}.py"
+        assert not graders.exists(), f"graders for the written answer {grade_id(cell)}"
     for exercise in solutions:
         assert collect(assignment, exercise), f"no graders for {exercise}"
         assert tests[f"test_{exercise}"] == max_score(assignment, exercise)
