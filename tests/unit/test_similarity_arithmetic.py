@@ -246,3 +246,27 @@ def test_a_wrong_answer_counts_beyond_its_code_and_a_long_list_is_cut():
         "cell id id2-cell… added by both (“cell 2”), in 2 of 20 notebooks",
         "and 2 more cell id features shared"]
     assert [b for _, b, _ in listed] == pytest.approx([math.log2(7)] * 3 + [0.0])
+
+
+def test_a_pair_found_as_text_is_explained_as_text():
+    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(4 x 2) as text
+    # (fewest tries), more than the code: the text is the form the pair is found in, and the evidence says so. A
+    # shared cell id adds its log2(7) to it.
+    def answer(i: int, e: int) -> str:
+        u = 1000 + 37 * i + 5 * e
+        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
+    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1), e) for e in range(3)},
+                         created_ids={f"own{i}": "x"}) for i in range(20)]
+    works[0].created_ids["both"] = works[1].created_ids["both"] = "w.shape"
+    scores, source = best_scores(works)
+    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 3 + math.log2(7)) and source[0, 1].form == "text"
+    texts = [e.text for e in explain(works, "s00", "s01").evidence]
+    aside = "names, layout, comments and order aside"
+    assert texts[0] == (f"the same answers to all 3 exercises ({aside}): a set handed in by 2 of 20 students, that "
+                        "two students working alone would both write about once in 857 pairs")
+    assert f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of 20 " \
+           "students)" in texts
+    assert "cell id both… added by both (“w.shape”), in 2 of 20 notebooks" in texts
+    # A pair that shares nothing is explained too: no score, no evidence.
+    nothing = explain(works, "s02", "s03")
+    assert (nothing.score, nothing.evidence) == (0.0, [])
