@@ -63,14 +63,22 @@ def test_a_practice_attempt_never_counts_even_when_it_is_the_latest_or_the_best(
 
 
 def test_the_counted_attempt_says_what_the_gradebook_holds_after_late_credit():
+    from autograder.grades.outbox import CountedScore
     from autograder.hub.my_assignments_service import counts_cell
 
+    def held(score: float, maximum: float = 10.0, pending: float = 0.0) -> dict[str, CountedScore]:
+        return {"hw1": CountedScore("hw1", "ann", score, maximum, None, "", pending)}
+
     records = [graded("ann", 1, NOW - timedelta(hours=1), 8.0)]
-    (late,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, {"hw1": 4.0})
+    (late,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, held(4.0))
     shown = text_of(counts_cell(late, "latest"))
-    assert "Attempt 1, 8 / 10 points, 4 after the late credit: what your grade holds" in shown
-    (on_time,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, {"hw1": 8.0})
-    assert "late credit" not in text_of(counts_cell(on_time, "latest"))
+    assert "Attempt 1, 8 / 10 points" in shown and "Your grade: 4 / 10 points (your feedback page" in shown
+    (on_time,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, held(8.0))
+    assert "Your grade" not in text_of(counts_cell(on_time, "latest"))
+    # A written answer still to be graded: the grade's maximum is the whole assignment's, as the LMS is sent.
+    (waiting,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, held(8.0, 12.0, 2.0))
+    assert "Your grade: 8 / 12 points; 2 of them still to be graded by your instructor" in \
+        text_of(counts_cell(waiting, "latest"))
 
 
 def test_the_best_or_the_latest_attempt_counts_as_the_course_says():

@@ -74,6 +74,7 @@ class CountedScore:
     max_score: float
     submitted_at: str | None  # our UTC text
     comment: str
+    pending_points: float = 0.0  # of max_score: answers still to be graded by hand (none of score yet)
 
 
 def _stamp_text(value: Any) -> str | None:
@@ -114,7 +115,8 @@ def counted_scores(sql: Sql, assignment: str, students: Iterable[str] | None = N
         comment = attempt_comment(when, ((c.cell.removeprefix("test_"), None if c.pending else c.score, c.max_score)
                                          for c in exercises),
                                   grade.penalty, grade.score, grade.max_score)
-        result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment)
+        result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment,
+                                       grade.pending_points())
     return result
 
 

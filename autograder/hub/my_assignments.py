@@ -15,6 +15,7 @@ from autograder.deadlines.rules import LateRules
 from autograder.deadlines.student_deadline import StudentDeadline
 from autograder.deadlines.student_line import deadline_line
 from autograder.display.page_markup import Markup
+from autograder.grades.outbox import CountedScore, counted_scores
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 from autograder.watch.standing import Attempt, attempts_of, counted
@@ -30,6 +31,8 @@ class AssignmentRow:
     next_slot: datetime | None  # when the limit is reached: the next graded attempt is possible then
     counting: Attempt | None  # the attempt the grade holds; None when none may count
     grade: float | None = None  # what the gradebook holds (late credit applied) and the LMS is sent; None: nothing
+    grade_max: float | None = None  # its maximum: every graded cell's, the ones graded by hand too
+    pending: float = 0.0  # points of answers still to be graded by hand
 
     @property
     def left(self) -> int | None:
@@ -51,7 +54,7 @@ def due_for(deadline: StudentDeadline | None, rules: LateRules, assignment: str)
 
 def assignment_rows(student: str, assignments: list[str], deadlines: dict[str, StudentDeadline | None],
                     records: list[Record], policy: Policy, rules: LateRules, now: datetime,
-                    grades: dict[str, float] | None = None) -> list[AssignmentRow]:
+                    grades: dict[str, CountedScore] | None = None) -> list[AssignmentRow]:
     """`student`'s row of each of `assignments` (in that order), from the ledger's last `records` (anyone's: only
     `student`'s graded ones are read), their `deadlines` and the `grades` the gradebook holds for them (the
     counted attempt's score after late credit); `now` naive UTC, as the ledger's times."""
@@ -63,8 +66,12 @@ def assignment_rows(student: str, assignments: list[str], deadlines: dict[str, S
         rows.append(AssignmentRow(
             assignment, due_for(deadlines.get(assignment), rules, assignment), tuple(attempts),
             sum(now - t < policy.window for t in graded_at), policy.attempts, policy.next_slot(graded_at, now),
-            counted(policy, attempts), (grades or {}).get(assignment)))
+            counted(policy, attempts), *grade_of((grades or {}).get(assignment))))
     return rows
+
+
+def grade_of(found: CountedScore | None) -> tuple[float | None, float | None, float]:
+    return (None, None, 0.0) if found is None else (found.score, found.max_score, found.pending_points)
 
 
 def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> list[AssignmentRow]:
@@ -75,14 +82,13 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
 
     from autograder.deadlines.student_deadline import read_deadline
     from autograder.deadlines.tables import LABEL_TABLE
-    from autograder.grades.outbox import counted_scores
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
 
     tables = settings.gradebook_tables() or set()
     assignments: list[str] = []
     deadlines: dict[str, StudentDeadline | None] = {}
-    grades: dict[str, float] = {}
+    grades: dict[str, CountedScore] = {}
     if "assignment" in tables:  # no gradebook yet: nothing released, nothing to show
         engine = create_engine(settings.db_url, poolclass=NullPool)
         try:
@@ -101,7 +107,7 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
                 for name in assignments:
                     found = counted_scores(reader, name, [student]).get(student)
                     if found is not None:
-                        grades[name] = found.score
+                        grades[name] = found
         finally:
             engine.dispose()
     records = list(read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values())

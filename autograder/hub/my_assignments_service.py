@@ -67,10 +67,17 @@ def counts_cell(row: AssignmentRow, counts: str) -> Markup:
         return markup("None: your attempts arrived after your last late deadline (practice: graded for feedback, "
                       "not counted).")
     attempt = row.counting
-    credit = "" if row.grade is None or abs(row.grade - attempt.score) < 1e-9 else (
-        f", {row.grade:g} after the late credit: what your grade holds")
-    return markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points{credit} (submitted ",
+    said = markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points (submitted ",
                   when(attempt.submitted), f"; your {counts} graded attempt counts).")
+    if row.grade is None or row.grade_max is None:
+        return said
+    if abs(row.grade - attempt.score) < 1e-9 and abs(row.grade_max - attempt.max_score) < 1e-9 and not row.pending:
+        return said
+    # The grade differs from what the graders gave the attempt (late credit, an instructor's score, answers graded
+    # by hand): the number the gradebook and the LMS hold, as the feedback page's total states it.
+    waiting = f"; {row.pending:g} of them still to be graded by your instructor" if row.pending else ""
+    return markup(said, f" Your grade: {row.grade:g} / {row.grade_max:g} points{waiting} (your feedback page "
+                        "explains it).")
 
 
 def feedback_cell(row: AssignmentRow) -> Markup:
