@@ -20,11 +20,12 @@ def question_gradebook(folder: Path, students: list[str]) -> str:
         gb.add_notebook(NOTEBOOK, ASSIGNMENT)
         gb.add_grade_cell(CODE_CELL, NOTEBOOK, ASSIGNMENT, max_score=7, cell_type="code")
         gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
+        gb.add_solution_cell(CELL, NOTEBOOK, ASSIGNMENT)  # an answer cell too, as nbgrader records one graded by hand
     db = sqlite3.connect(folder / "gradebook.db")
     try:
         ((assignment_id,),) = db.execute("SELECT id FROM assignment")
         ((notebook_id,),) = db.execute("SELECT id FROM notebook")
-        cells = dict(db.execute("SELECT name, id FROM base_cell"))
+        cells = dict(db.execute("SELECT b.name, b.id FROM base_cell b JOIN grade_cells g ON g.id = b.id"))
         for student in students:
             sub, nb = uuid.uuid4().hex, uuid.uuid4().hex
             db.execute("INSERT INTO student (id, first_name, last_name) VALUES (?, '', ?)", (student, student))

@@ -251,6 +251,22 @@ def test_an_open_feedback_tab_says_when_a_newer_attempt_was_graded(hub_course):
     assert '<a href="../2/1" target="_top">' in earlier.text  # out of the frame, to the latest page
 
 
+def test_grade_by_question_is_a_service_for_the_courses_instructors_and_closed_to_its_students(hub_course):
+    """`autograder hub` starts the course's grade-by-question page (tests/test_grade_by_question.py drives the page
+    itself): its instructors reach it, its students are refused."""
+    from autograder.hub.services import grade_by_question_service_name
+
+    path = f"/services/{grade_by_question_service_name(COURSE_ID)}/"
+    reply = hub_course.instructor.call("GET", path, allow_redirects=True)
+    # Its first page lists the questions graded by hand: the course's written answer, not its autograded tests.
+    from tests.grading_course import ASSIGNMENT
+
+    assert reply.status_code == 200 and f"{ASSIGNMENT}: explain_formulas</a>" in reply.text, reply.text[:300]
+    assert "test_sigmoid" not in reply.text
+    (_, student_api), _ = hub_course.students.items()
+    assert student_api.call("GET", path, allow_redirects=True).status_code == 403
+
+
 def test_the_page_is_for_the_courses_students_and_listed_in_their_services(hub_course):
     from autograder.hub.services import my_assignments_service_name
 

@@ -114,6 +114,21 @@ def policy(nonce: str) -> str:
             "form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
+def index_page(questions: Sequence[tuple[Question, float]], nonce: str) -> str:
+    """The service's first page: each question graded by hand (a grade cell that is also an answer cell), a link
+    to its page, in the gradebook's order of assignments and notebooks."""
+    e = html.escape
+    rows = "".join(
+        f'<li><a href="?{e(urlencode({"assignment": q.assignment, "notebook": q.notebook, "cell": q.cell}))}">'
+        f"{e(q.assignment)}: {e(q.cell)}</a> ({points:g} points, notebook {e(q.notebook)})</li>"
+        for q, points in questions)
+    listed = f"<ul>{rows}</ul>" if rows else "<p>No assignment has a question graded by hand.</p>"
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Grade by question</title>'
+            f'<style nonce="{nonce}">{CSS}</style></head><body><main><h1>Grade by question</h1>'
+            f"<p>Questions graded by hand in this course; open one to grade every student's answer to it.</p>"
+            f"{listed}</main></body></html>")
+
+
 def question_page(question: Question, max_score: float, groups: Sequence[AnswerGroup], items: Sequence[RubricItem],
                   answers: dict[str, StudentAnswer], base: str, xsrf: str, nonce: str, user: str) -> str:
     """The page (module docstring). `base`: the service's URL prefix for its POSTs; `user`: the grader."""

@@ -20,6 +20,7 @@ from autograder.hub.course_access import closed_parent, make_gradebook, open_to_
 from autograder.hub.course_exchange import prepare_exchange
 from autograder.hub.hub_course import CourseRefused, HubCourse, HubCourseError, read_hub_course
 from autograder.hub.services import (
+    grade_by_question_service,
     idle_culler_service,
     lms_services,
     my_assignments_service,
@@ -89,9 +90,10 @@ def add_course(c: Any, course_folder: str | Path, state_folder: str | Path) -> H
     c.JupyterHub.allow_named_servers = True
     status, readers = status_service(course)
     mine, students = my_assignments_service(course)
-    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, mine,
+    questions, graders = grade_by_question_service(course)
+    c.JupyterHub.services = [*_listed(c.JupyterHub.services), watch_service(course), status, mine, questions,
                              *lms_services(course)]
-    c.JupyterHub.load_roles = [*_listed(c.JupyterHub.load_roles), readers, students]
+    c.JupyterHub.load_roles = [*_listed(c.JupyterHub.load_roles), readers, students, graders]
     return course
 
 

@@ -77,6 +77,24 @@ def my_assignments_service(course: HubCourse) -> tuple[dict, dict]:
     return service, role
 
 
+def grade_by_question_service_name(course_id: str) -> str:
+    return f"autograder-questions-{course_id}"
+
+
+def grade_by_question_service(course: HubCourse) -> tuple[dict, dict]:
+    """Grade by question (autograder/hub/grade_by_question_service.py), run in the course folder as the hub's user
+    (it writes the gradebook, as the watcher does), and the role that lets the course's instructors and TAs open
+    it: who grades is their hub name."""
+    name = grade_by_question_service_name(course.course_id)
+    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
+               "command": [sys.executable, "-m", "autograder.hub.grade_by_question_service"],
+               "oauth_no_confirm": True, "display": True,
+               "info": {"course": course.course_id, "what": "grade one question across the class"}}
+    role = {"name": f"{name}-graders", "scopes": [f"access:services!service={name}"],
+            "groups": [instructor_group(course.course_id)]}
+    return service, role
+
+
 def exchange_service_name(course_id: str) -> str:
     return f"autograder-exchange-{course_id}"
 
