@@ -100,7 +100,11 @@ class World:
     def stop_service(self) -> None:
         if self.service is not None and self.service.poll() is None:
             os.killpg(self.service.pid, signal.SIGINT)
-            self.service.wait(timeout=30)
+            try:
+                self.service.wait(timeout=15)
+            except subprocess.TimeoutExpired:  # a whole suite's load once held SIGINT past 30 s: as the hub would
+                os.killpg(self.service.pid, signal.SIGKILL)
+                self.service.wait(timeout=30)
 
     def inbound(self) -> list[str]:
         return sorted(os.listdir(self.exchange / "inbound"))
