@@ -49,16 +49,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def page_service(course: HubCourse, name: str, module: str, role: str, group: str, **more: object) -> tuple[dict, dict]:
+    """A service of `course` served by `python -m <module>` on a port of its own in the course folder, and the role
+    `<name>-<role>` that lets `group` open it; `more`: its other settings (`display`, `info`, ...)."""
+    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
+               "command": [sys.executable, "-m", module], **more}
+    return service, {"name": f"{name}-{role}", "scopes": [f"access:services!service={name}"], "groups": [group]}
+
+
 def status_service(course: HubCourse) -> tuple[dict, dict]:
     """The watcher's status page (autograder/hub/status_service.py) on a port of its own, and the role that lets
     the course's instructors open it (the hub's admins may open any service)."""
-    name = status_service_name(course.course_id)
-    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
-               "command": [sys.executable, "-m", "autograder.hub.status_service"], "oauth_no_confirm": True,
-               "display": True}
-    role = {"name": f"{name}-readers", "scopes": [f"access:services!service={name}"],
-            "groups": [instructor_group(course.course_id)]}
-    return service, role
+    return page_service(course, status_service_name(course.course_id), "autograder.hub.status_service", "readers",
+                        instructor_group(course.course_id), oauth_no_confirm=True, display=True)
 
 
 def my_assignments_service_name(course_id: str) -> str:
@@ -68,13 +71,9 @@ def my_assignments_service_name(course_id: str) -> str:
 def my_assignments_service(course: HubCourse) -> tuple[dict, dict]:
     """Each student's "My assignments" page (autograder/hub/my_assignments_service.py), and the role that lets the
     course's students open it (its instructors have the class report)."""
-    name = my_assignments_service_name(course.course_id)
-    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
-               "command": [sys.executable, "-m", "autograder.hub.my_assignments_service"], "oauth_no_confirm": True,
-               "display": True, "info": {"course": course.course_id, "what": "each student's assignments"}}
-    role = {"name": f"{name}-readers", "scopes": [f"access:services!service={name}"],
-            "groups": [student_group(course.course_id)]}
-    return service, role
+    return page_service(course, my_assignments_service_name(course.course_id), "autograder.hub.my_assignments_service",
+                        "readers", student_group(course.course_id), oauth_no_confirm=True, display=True,
+                        info={"course": course.course_id, "what": "each student's assignments"})
 
 
 def grade_by_question_service_name(course_id: str) -> str:
@@ -85,14 +84,10 @@ def grade_by_question_service(course: HubCourse) -> tuple[dict, dict]:
     """Grade by question (autograder/hub/grade_by_question_service.py), run in the course folder as the hub's user
     (it writes the gradebook, as the watcher does), and the role that lets the course's instructors and TAs open
     it: who grades is their hub name."""
-    name = grade_by_question_service_name(course.course_id)
-    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
-               "command": [sys.executable, "-m", "autograder.hub.grade_by_question_service"],
-               "oauth_no_confirm": True, "display": True,
-               "info": {"course": course.course_id, "what": "grade one question across the class"}}
-    role = {"name": f"{name}-graders", "scopes": [f"access:services!service={name}"],
-            "groups": [instructor_group(course.course_id)]}
-    return service, role
+    return page_service(course, grade_by_question_service_name(course.course_id),
+                        "autograder.hub.grade_by_question_service", "graders", instructor_group(course.course_id),
+                        oauth_no_confirm=True, display=True,
+                        info={"course": course.course_id, "what": "grade one question across the class"})
 
 
 def exchange_service_name(course_id: str) -> str:
@@ -104,13 +99,9 @@ def exchange_service(course: HubCourse) -> tuple[dict, dict]:
     when they share one uid), and the role that lets the course's students use it. A student's server reaches it
     with its own token: `c.Spawner.server_token_scopes` must include `access:services!service=<its name>`
     (docs/administrators/exchange-service.md)."""
-    name = exchange_service_name(course.course_id)
-    service = {"name": name, "url": f"http://127.0.0.1:{free_port()}", "cwd": str(course.folder),
-               "command": [sys.executable, "-m", "autograder.hub.exchange_service"],
-               "info": {"course": course.course_id, "what": "students hand in and fetch through it"}}
-    role = {"name": f"{name}-users", "scopes": [f"access:services!service={name}"],
-            "groups": [student_group(course.course_id)]}
-    return service, role
+    return page_service(course, exchange_service_name(course.course_id), "autograder.hub.exchange_service", "users",
+                        student_group(course.course_id),
+                        info={"course": course.course_id, "what": "students hand in and fetch through it"})
 
 
 def idle_culler_service(timeout: int = IDLE_TIMEOUT_SECONDS) -> tuple[dict, dict]:
