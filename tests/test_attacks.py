@@ -7,8 +7,6 @@ process group or -1.
 """
 
 import os
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 
 from autograder.devtools.catalogue import Answer, wrong_answers
 from autograder.nbgrader_glue.notebook import grade_id
+from tests.counting_listener import counting_listener
 from tests.grading_course import ASSIGNMENT, add_cell, grade, make_course, outputs_text, result, scores, submit
 
 FULL = {"test_concat_weights": 6.0, "test_concat_state_input": 6.0, "test_formula_1": 6.0,
@@ -121,33 +120,18 @@ def nobody_processes(course: Path) -> list[int]:
 def attacked(tmp_path_factory):
     assert os.geteuid() == 0, "these tests check the full sandbox, which needs root"
     course = make_course(tmp_path_factory.mktemp("attacks") / "course", "c.Execute.timeout = 3")
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen()
-    listener.settimeout(0.2)
-    connections = []
-
-    def accept() -> None:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and listener.fileno() >= 0:
-            try:
-                connections.append(listener.accept())
-            except (TimeoutError, OSError):
-                continue
-
-    threading.Thread(target=accept, daemon=True).start()
     repo = Path(__file__).resolve().parent.parent
-    fill = {"course": str(course), "repo": str(repo), "port": listener.getsockname()[1]}
-    submit(course, "solution")
-    submit(course, "wrong", [WRONG])
-    for name, spec in ATTACKS.items():
-        answers = [Answer(a.exercise, a.name, a.code.replace("{course}", fill["course"]).replace(
-            "{repo}", fill["repo"]).replace("{port}", str(fill["port"]))) for a in spec.get("answers", [])]
-        edit = replace_and_delete if spec.get("edit") == "replace_and_delete" else spec.get("edit")
-        submit(course, name, answers, edit=edit, files=spec.get("files"))
-    started = time.monotonic()
-    done = grade(course, timeout=900)
-    listener.close()
+    with counting_listener() as (port, connections):
+        fill = {"course": str(course), "repo": str(repo), "port": port}
+        submit(course, "solution")
+        submit(course, "wrong", [WRONG])
+        for name, spec in ATTACKS.items():
+            answers = [Answer(a.exercise, a.name, a.code.replace("{course}", fill["course"]).replace(
+                "{repo}", fill["repo"]).replace("{port}", str(fill["port"]))) for a in spec.get("answers", [])]
+            edit = replace_and_delete if spec.get("edit") == "replace_and_delete" else spec.get("edit")
+            submit(course, name, answers, edit=edit, files=spec.get("files"))
+        started = time.monotonic()
+        done = grade(course, timeout=900)
     gone = _wait_until(lambda: not nobody_processes(course), 10)
     return course, done, connections, gone, time.monotonic() - started
 

@@ -15,16 +15,15 @@ Cost: 18-23 CPU-seconds, children included (two grading runs, a LocalCluster, th
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from autograder.devtools.catalogue import Answer
+from tests.counting_listener import counting_listener
 from tests.grading_course import ASSIGNMENT, CLI, make_course, outputs_text, result, scores, submit
 from tests.test_attacks import ATTACKS, FULL, WRONG, replace_and_delete, wrong_with
 from tests.test_hostile_folders import HOSTILE, NOTEBOOK
@@ -122,35 +121,20 @@ def _class(course: Path, names: tuple[str, ...], port: int) -> None:
 @pytest.fixture(scope="module")
 def in_pod(tmp_path_factory):
     course = make_course(tmp_path_factory.mktemp("pod") / "course", "c.Execute.timeout = 3")
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen()
-    listener.settimeout(0.2)
-    connections = []
-
-    def accept() -> None:
-        while listener.fileno() >= 0:
-            try:
-                connections.append(listener.accept())
-            except (TimeoutError, OSError):
-                if listener.fileno() < 0:
-                    return
-
-    threading.Thread(target=accept, daemon=True).start()
-    _class(course, ("whoami", *SCORE_CHEATS, *ESCAPES, *BOMBS), listener.getsockname()[1])
-    for student in FOLDERS:
-        folder = course / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        (folder / NOTEBOOK).write_bytes((course / "submitted" / "solution" / ASSIGNMENT / NOTEBOOK).read_bytes())
-        HOSTILE[student][0](folder)
-    started = time.monotonic()
-    # With only the capabilities the workers' pods get (deploy/kubernetes/workers.yaml).
-    bounding = ",".join(["-all", *(f"+{cap.lower()}" for cap in worker_capabilities())])
-    command = ["setpriv", "--bounding-set", bounding, "--inh-caps", "-all", "--", sys.executable, "-c", IN_POD, CLI,
-               ASSIGNMENT]
-    done = subprocess.run(pod_namespace(command), cwd=course,
-                          env=_environment(), capture_output=True, text=True, timeout=600)
-    listener.close()
+    with counting_listener() as (port, connections):
+        _class(course, ("whoami", *SCORE_CHEATS, *ESCAPES, *BOMBS), port)
+        for student in FOLDERS:
+            folder = course / "submitted" / student / ASSIGNMENT
+            folder.mkdir(parents=True)
+            (folder / NOTEBOOK).write_bytes((course / "submitted" / "solution" / ASSIGNMENT / NOTEBOOK).read_bytes())
+            HOSTILE[student][0](folder)
+        started = time.monotonic()
+        # With only the capabilities the workers' pods get (deploy/kubernetes/workers.yaml).
+        bounding = ",".join(["-all", *(f"+{cap.lower()}" for cap in worker_capabilities())])
+        command = ["setpriv", "--bounding-set", bounding, "--inh-caps", "-all", "--", sys.executable, "-c", IN_POD, CLI,
+                   ASSIGNMENT]
+        done = subprocess.run(pod_namespace(command), cwd=course,
+                              env=_environment(), capture_output=True, text=True, timeout=600)
     return course, done, connections, time.monotonic() - started
 
 
