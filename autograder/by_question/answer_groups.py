@@ -1,11 +1,15 @@
 """Every student's answer to one question, grouped so that an instructor grades a group once.
 
-Three kinds of group, tried in this order (an answer lands in the first that takes it):
+Three kinds of group:
 
+* mistake (code only, first): the answers whose graders named the same mistakes (the hint ids of
+  `grader_support.hints`, as the result file records them: `class_answers.read_code_answers`), whatever their
+  text. A grader adjusts for the mistake once; inside the group its texts are listed identical-after-whitespace
+  (`AnswerGroup.variants`), the most common first. An answer with other mistakes is in another group, even with
+  the same text (the graders judged it otherwise, e.g. beside another wrong function it calls);
 * identical: the same text once whitespace is normalised (runs of spaces, tabs and newlines read as one space,
-  the ends stripped), so an answer retyped with other line breaks is the same answer;
-* mistake (code only): the answers whose graders named the same mistakes (the hint ids of
-  `grader_support.hints`, as a cell's verdict names them), whatever their text;
+  the ends stripped), so an answer retyped with other line breaks is the same answer: every written answer, and
+  code in which the graders named no mistake (right, or wrong in no way they know);
 * similar (text only): near-duplicates. The similarity is the Jaccard index of the two answers' sets of word
   shingles (runs of `SHINGLE_WORDS` consecutive lower-cased words; an answer shorter than that is one shingle of
   all its words): |A & B| / |A | B|. A group is led by its first answer, the most common first; another joins
@@ -92,13 +96,16 @@ def group_answers(answers: Iterable[Answer], code: bool, threshold: float = NEAR
     ordered = sorted(identical.items(), key=lambda pair: (-len(pair[1]), pair[0]))
     groups: list[AnswerGroup] = []
     if code:
+        # By mistake first, whatever the text; then, among the answers with none named, by text. The texts are
+        # walked most common first, so a group's members (and its variants) keep that order.
         by_mistake: dict[frozenset[str], list[Answer]] = defaultdict(list)
         for text, members in ordered:
-            named = frozenset().union(*(a.mistakes for a in members))
-            if named and all(a.mistakes == named for a in members):
-                by_mistake[named] += members
-            else:
-                groups.append(AnswerGroup(_key("text", text), "identical", tuple(members)))
+            unnamed = [a for a in members if not a.mistakes]
+            for answer in members:
+                if answer.mistakes:
+                    by_mistake[answer.mistakes].append(answer)
+            if unnamed:
+                groups.append(AnswerGroup(_key("text", text), "identical", tuple(unnamed)))
         for named, members in by_mistake.items():
             groups.append(AnswerGroup(_key("mistake", " ".join(sorted(named))), "mistake", tuple(members), named))
     else:

@@ -63,6 +63,21 @@ def test_code_answers_group_by_the_mistake_named_whatever_their_text():
     assert all(g.kind != "mistake" for g in group_answers(answers, code=False))
 
 
+def test_code_groups_by_mistake_first_then_by_text_inside():
+    axis = "return np.concatenate((a, b), axis=0)"
+    answers = [Answer("a", axis, frozenset({"wrong_axis"})),
+               Answer("b", axis.replace(", ", ",\n  "), frozenset({"wrong_axis"})),
+               Answer("c", "return np.vstack((a, b))", frozenset({"wrong_axis"})),
+               # the same text as a and b, but no mistake named (graded without a result file): by its text alone
+               Answer("d", axis),
+               # the same text, judged otherwise by the graders (another mistake): the group of that mistake
+               Answer("e", axis, frozenset({"block_order"}))]
+    groups = group_answers(answers, code=True)
+    assert by_students(groups) == [("mistake", {"a", "b", "c"}), ("mistake", {"e"}), ("identical", {"d"})]
+    assert groups[0].variants == [(axis, ("a", "b")), ("return np.vstack((a, b))", ("c",))]
+    assert groups[0].answers[:2] == tuple(answers[:2])  # the most common text leads the group
+
+
 def test_every_answer_in_exactly_one_group_whatever_the_order():
     rng = random.Random(4)
     base = [WHY, "It is the block product.", "", "   ", "W_h times the stack splits into two products added."]
