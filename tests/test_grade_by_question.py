@@ -58,13 +58,18 @@ def course(tmp_path: Path) -> Path:
     (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "demo"\n')
     question_gradebook(tmp_path, STUDENTS)
     for student, text in answers().items():
-        folder = tmp_path / "autograded" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        cell = {"cell_type": "markdown", "id": "a", "source": text,
-                "metadata": {"nbgrader": {"grade": True, "solution": True, "grade_id": CELL, "points": 2}}}
-        (folder / f"{NOTEBOOK}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
-                                                              "nbformat_minor": 5}))
+        write_answer(tmp_path, student, text)
     return tmp_path
+
+
+def write_answer(course: Path, student: str, text: str) -> None:
+    """The student's autograded notebook, holding `text` as their written answer."""
+    folder = course / "autograded" / student / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    cell = {"cell_type": "markdown", "id": "a", "source": text,
+            "metadata": {"nbgrader": {"grade": True, "solution": True, "grade_id": CELL, "points": 2}}}
+    (folder / f"{NOTEBOOK}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
+                                                          "nbformat_minor": 5}))
 
 
 @pytest.fixture
@@ -203,3 +208,82 @@ def test_a_class_of_200_graded_by_question_in_under_40_actions(course, service):
         sent = latest(SessionSql(gb.db), ASSIGNMENT)
     assert len(sent) == 200 and all(row.origin == "rubric" for row in sent.values())
     assert {s for s, row in sent.items() if row.score == 8.5} == full  # 7 autograded + 1.5 written
+
+
+def test_two_graders_at_once_never_overwrite_each_other_silently(course, service):
+    """Two TAs (two browser contexts) on the question at once. A student resubmits between their loads, so the
+    two pages group that student apart: A grades the group holding them, B grades another group that holds them
+    too and is refused whole, told to reload, nothing of B's written. After reloading, each sees the other's
+    progress. Then both press a key on the same group at the same moment: exactly one of them is written."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from autograder.by_question.rubric import Question
+    from autograder.hub.grade_by_question_service import Course
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    graded = Course(course)
+    with graded.session() as session, session.begin():
+        rubric = graded.grading(session, Question(ASSIGNMENT, NOTEBOOK, CELL), "lead")
+        for points, comment in [(2, "Names which block meets which."), (1, "Says the product splits."),
+                                (0.5, "Half a reason."), (0, "No reason given.")]:
+            rubric.add_item(points, comment)
+    mover = next(s for s, text in answers().items() if "only meet" in text)
+    holding = f"section.group[data-students*='\"{mover}\"']"
+
+    def progress(page) -> str:
+        return page.locator("#progress").inner_text()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            a, b = (browser.new_context(extra_http_headers={"X-Test-User": who}).new_page() for who in ("ta1", "ta2"))
+            errors = []
+            for page in (a, b):
+                page.on("pageerror", lambda e: errors.append(str(e)))
+            a.goto(service)
+            write_answer(course, mover, IDEAS[2][0])  # a resubmission, graded between the two loads
+            b.goto(service)
+            assert progress(a) == progress(b) == "0 of 200 graded"
+            mine = json.loads(a.locator(holding).get_attribute("data-students"))
+            theirs = json.loads(b.locator(holding).get_attribute("data-students"))
+            assert "only meet" in a.locator(holding).inner_text()
+            assert "numpy computes" in b.locator(holding).inner_text()
+            assert set(mine) & set(theirs) == {mover}  # the two groups overlap in the one student
+
+            a.locator(holding).focus()
+            a.keyboard.press("1")
+            expect(a.locator("#status")).to_have_text(f"Gave item 1 to {len(mine)} answer(s).")
+            assert progress(a) == f"{len(mine)} of 200 graded"
+            after_a = manual(course)
+            assert {s for s, v in after_a.items() if v is not None} == set(mine)
+
+            b.locator(holding).focus()
+            b.keyboard.press("4")  # B saw the mover's grade before A changed it
+            expect(b.locator("#status.conflict")).to_have_text(re.compile(
+                f"another grader changed {mover} since you loaded the question.*Reload the page"))
+            assert manual(course) == after_a  # nothing of B's written, A's kept
+            assert b.locator(holding).get_attribute("class") == "group"  # not shown as graded either
+
+            b.reload()
+            assert progress(b) == f"{len(mine)} of 200 graded"  # B sees A's work
+            b.locator(holding).focus()
+            b.keyboard.press("4")
+            expect(b.locator("#status")).to_have_text(f"Gave item 4 to {len(theirs)} answer(s).")
+            a.reload()
+            b.reload()
+            assert progress(a) == progress(b) == f"{len(set(mine) | set(theirs))} of 200 graded"
+
+            # At the same moment on the same group: both pages, just loaded, focus the first group nobody graded.
+            same = a.evaluate("() => document.activeElement.dataset.students")
+            assert same == b.evaluate("() => document.activeElement.dataset.students")
+            a.keyboard.press("2")
+            b.keyboard.press("3")
+            for page in (a, b):
+                expect(page.locator("#status")).not_to_have_text("")
+            said = sorted(page.locator("#status").get_attribute("class") for page in (a, b))
+            assert said == ["", "conflict"], said
+            won = 1.0 if a.locator("#status").get_attribute("class") == "" else 0.5
+            assert {manual(course)[s] for s in json.loads(same)} == {won}
+            assert errors == []
+        finally:
+            browser.close()
