@@ -25,7 +25,9 @@ DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "aut
 OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0004 (and the identity table's lms_status)
 SETTLED_TABLES = ("autograder_settled_grade",)  # 0005
 RUBRIC_TABLES = ("autograder_rubric_item", "autograder_rubric_applied", "autograder_question_grade")  # 0006
-OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES, *RUBRIC_TABLES)
+REGRADE_TABLES = ("autograder_regrade_request",)  # 0008
+OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES, *RUBRIC_TABLES,
+              *REGRADE_TABLES)
 
 # The previous release (before migrations), frozen: the statements regrade/audit.py ran on a batch's first
 # write, and the `Table` lms/identity.py made with `MetaData.create_all`.

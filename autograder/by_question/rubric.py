@@ -159,11 +159,14 @@ class QuestionGrading:
     # The writes beneath ----------------------------------------------------------------------------------------
     def _rescore(self, students: list[str]) -> list[str]:
         """Each student's manual score from their items, and the change settled (`grades.settle`)."""
+        from autograder.by_question.regrade_requests import overridden
         from autograder.grades.settle import settle
 
         if not students:
             return []
         answers = self.answers()
+        # A score an instructor set by override (a regrade request's answer) stays until `override --remove`.
+        held = overridden(self.sql, *self._key().values())
         self.sql.write(
             "UPDATE grade SET manual_score = :m, needs_manual_grade = :need WHERE id IN (SELECT g.id FROM grade g "
             "JOIN base_cell bc ON g.cell_id = bc.id JOIN submitted_notebook sn ON g.notebook_id = sn.id "
@@ -171,7 +174,7 @@ class QuestionGrading:
             "JOIN assignment a ON sa.assignment_id = a.id WHERE a.name = :a AND n.name = :n AND bc.name = :c "
             "AND sa.student_id = :s)",
             [{**self._key(), "s": s, "m": score, "need": score is None}
-             for s in students for score in [self.score_of(answers[s].items)]])
+             for s in students if s not in held for score in [self.score_of(answers[s].items)]])
         settle(self.sql, [(self.question.assignment, s) for s in students], ORIGIN, self.grade_rules)
         return students
 

@@ -168,7 +168,7 @@ class Exceptions:
                 text = f"{cell}: {manual:g} (graders gave {auto:g}), set in the formgrader"
                 self._event("override", assignment, student, text, FORMGRADER_REASON, user="formgrader")
                 changes.append(Change(student, text))
-        for key in sorted(set(recorded) - set(given)):
+        for key in sorted(set(recorded) - set(given) - self._written_overrides()):
             assignment, student, notebook, cell = key
             self._store_override(key, None)
             text = f"{cell}: the instructor's score cleared in the formgrader, the graders' counts again"
@@ -177,6 +177,17 @@ class Exceptions:
         if changes:
             self._commit()
         return changes
+
+    def _written_overrides(self) -> set[tuple[str, str, str, str]]:
+        # An override of an answer graded by hand (a regrade request's answer) has no graders' score beside it:
+        # `instructor_scores` never lists it, and only `override --remove` takes it away.
+        return {tuple(row) for row in self._sql(
+            f"SELECT o.assignment, o.student_id, o.notebook, o.cell FROM {OVERRIDE_TABLE} o JOIN assignment a ON "
+            "a.name = o.assignment JOIN submitted_assignment sa ON sa.assignment_id = a.id AND sa.student_id = "
+            "o.student_id JOIN notebook n ON n.assignment_id = a.id AND n.name = o.notebook JOIN submitted_notebook "
+            "sn ON sn.assignment_id = sa.id AND sn.notebook_id = n.id JOIN base_cell bc ON bc.notebook_id = n.id "
+            "AND bc.name = o.cell JOIN grade g ON g.notebook_id = sn.id AND g.cell_id = bc.id "
+            "WHERE g.auto_score IS NULL").fetchall()}
 
     def settle_stale(self) -> None:
         """Grades whose stored penalties their facts no longer give (a due date or the rules changed since)
@@ -338,10 +349,12 @@ def _reason(reason: str) -> None:
 
 
 @contextlib.contextmanager
-def course_exceptions(folder: Path, mark_pages: Callable[[Any, list[Any], str], Any]) -> Iterator[Exceptions]:
+def course_exceptions(folder: Path, mark_pages: Callable[[Any, list[Any], str], Any],
+                      user: str | None = None) -> Iterator[Exceptions]:
     """The exceptions of the course in `folder`, for one command; every problem is a DeadlineError (one line).
     `mark_pages(settings, grades, kind)` is called for what each commit settled, once it is committed, so the
-    students' pages say they are out of date (`watch.stale_pages.mark_stale`, which lives above this floor)."""
+    students' pages say they are out of date (`watch.stale_pages.mark_stale`, which lives above this floor).
+    `user`: who changes them (the hub's user of a page); the OS user by default."""
     from autograder.course.settings import SettingsError, read_course
 
     try:
@@ -353,7 +366,7 @@ def course_exceptions(folder: Path, mark_pages: Callable[[Any, list[Any], str], 
     except SettingsError as exc:
         raise DeadlineError(str(exc)) from None
     try:
-        exceptions = Exceptions(gradebook, rules, settings.config)
+        exceptions = Exceptions(gradebook, rules, settings.config, user)
         exceptions.adopt_formgrader_scores()
         exceptions.settle_stale()
         yield exceptions

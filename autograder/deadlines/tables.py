@@ -9,3 +9,4 @@ SETTLED_TABLE = "autograder_settled_grade"  # what each grade said when last set
 RUBRIC_ITEM_TABLE = "autograder_rubric_item"  # a question's rubric items (grading by question)
 RUBRIC_APPLIED_TABLE = "autograder_rubric_applied"  # which items each student's answer was given
 QUESTION_GRADE_TABLE = "autograder_question_grade"  # each (question, student) grade's version, who and when
+REGRADE_TABLE = "autograder_regrade_request"  # students' regrade requests and their answers

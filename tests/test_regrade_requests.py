@@ -1,0 +1,196 @@
+"""Regrade requests (autograder/by_question/regrade_requests.py) on a real nbgrader gradebook (SQLite,
+tests/question_gradebook.py): one open request per question per student, the text's bound, only a graded question
+of one's own, and an answer that changes a score is an override whose reason is the request, settled through the
+one arithmetic so the grade and the LMS outbox follow.
+
+Then the whole way in Chromium, without a hub (both services' handlers on loopback, the user given as the hub's OAuth
+would give it): a student asks on My assignments, the instructor answers on grade by question with a new score, the
+student reads the answer and the new grade."""
+
+import json
+import shutil
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.by_question.regrade_requests import (
+    MAX_TEXT,
+    RequestError,
+    answer_request,
+    open_counts,
+    open_request,
+    requests_about,
+    requests_of,
+)
+from autograder.by_question.rubric import Question, QuestionGrading
+from autograder.deadlines.exception_store import Exceptions
+from autograder.deadlines.rules import LateRules
+from autograder.grades.facts import read_facts
+from autograder.grades.outbox import SessionSql, latest
+from autograder.grades.settle import GradeRules
+from autograder.migrations import upgrade
+from tests.question_gradebook import ASSIGNMENT, CELL, CODE_CELL, NOTEBOOK, question_gradebook
+
+STUDENTS = ["ann", "ben", "cy"]
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> I named both blocks!'
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """Made once (a new gradebook runs nbgrader's alembic, seconds): each test gets a copy."""
+    folder = tmp_path_factory.mktemp("regrade")
+    upgrade(question_gradebook(folder, STUDENTS))  # 7 of 7 autograded, the written answer waiting for a person
+    return folder / "gradebook.db"
+
+
+@pytest.fixture
+def gradebook(made: Path, tmp_path: Path):
+    shutil.copy(made, tmp_path / "gradebook.db")
+    gb = Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}")
+    yield gb
+    gb.close()
+
+
+def sql_of(gb: Gradebook) -> SessionSql:
+    return SessionSql(gb.db)
+
+
+def ask(gb: Gradebook, student: str, text: str, cell: str = CODE_CELL, notebook: str = NOTEBOOK,
+        assignment: str = ASSIGNMENT):
+    found = open_request(sql_of(gb), student, assignment, notebook, cell, text)
+    gb.db.commit()
+    return found
+
+
+def grade_written(gb: Gradebook, points: float, students: list[str]) -> None:
+    """The written answer graded by rubric (one item of `points`), as grade by question does."""
+    grading = QuestionGrading(sql_of(gb), Question(ASSIGNMENT, NOTEBOOK, CELL), GradeRules(LateRules()), "ta")
+    item = grading.add_item(points, "Names which block meets which.")
+    grading.apply(item.id, {s: 0 for s in students})
+    gb.db.commit()
+
+
+def cell_scores(gb: Gradebook, student: str) -> dict[str, float]:
+    gb.db.expire_all()
+    facts = read_facts(sql_of(gb).rows, ASSIGNMENT, [student], labels=False)[student]
+    return {c.cell: c.score for c in facts.cells}
+
+
+def test_one_open_request_per_question_per_student_and_a_new_one_after_the_answer(gradebook):
+    first = ask(gradebook, "ann", "Why did test_sigmoid lose points?")
+    assert first.open and first.score_asked == 7.0 and first.student == "ann"
+    with pytest.raises(RequestError, match=f"already have an open request about {CODE_CELL}"):
+        ask(gradebook, "ann", "Again: why?")
+    grade_written(gradebook, 1, ["ann"])
+    ask(gradebook, "ann", "My explanation names both blocks.", cell=CELL)  # another question: its own request
+    ask(gradebook, "ben", "Same question as Ann.")  # another student
+    assert open_counts(sql_of(gradebook)) == {(ASSIGNMENT, NOTEBOOK, CODE_CELL): 2, (ASSIGNMENT, NOTEBOOK, CELL): 1}
+    # The table holds it too, whatever a caller checks: two open rows of one (question, student) cannot exist.
+    db = sqlite3.connect(gradebook.db.get_bind().url.database)
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("INSERT INTO autograder_regrade_request (assignment, notebook, cell, student_id, text, asked_at) "
+                   "VALUES (?, ?, ?, 'ann', 'x', 'now')", (ASSIGNMENT, NOTEBOOK, CODE_CELL))
+    db.close()
+    answer_request(Exceptions(gradebook, LateRules(), user="prof"), first.id, "The tests were right: see cell 3.")
+    again = ask(gradebook, "ann", "I still think the tolerance is too strict.")  # answered: she may ask again
+    assert again.id != first.id and [r.id for r in requests_of(sql_of(gradebook), "ann")][:1] == [again.id]
+    assert [r.open for r in requests_about(sql_of(gradebook), ASSIGNMENT, NOTEBOOK, CODE_CELL)] == [True, True, False]
+
+
+def test_the_text_is_bounded_and_kept_as_written_but_for_what_hides_it(gradebook):
+    with pytest.raises(RequestError, match=f"{MAX_TEXT + 1} characters long, more than {MAX_TEXT}"):
+        ask(gradebook, "ann", "x" * (MAX_TEXT + 1))
+    for empty in ("", "   \n\t ", "\x00\x07\x1b"):
+        with pytest.raises(RequestError, match="is empty"):
+            ask(gradebook, "ann", empty)
+    kept = ask(gradebook, "ann", f"  {HOSTILE}\r\nline two\x1b[31m \u202eevil\u202c\x00 ")
+    assert kept.text == f"{HOSTILE}\nline two[31m evil"  # markup is kept as text: escaping is the pages' job
+    assert requests_of(sql_of(gradebook), "ann")[0].text == kept.text
+
+
+def test_only_a_graded_question_of_ones_own_submission_may_be_asked_about(gradebook):
+    for assignment, notebook, cell, said in [
+            (ASSIGNMENT, NOTEBOOK, "no_such_cell", "no graded question 'no_such_cell'"),
+            (ASSIGNMENT, "other", CODE_CELL, "in 'other'"),
+            ("other", NOTEBOOK, CODE_CELL, "other has no graded question"),
+            (ASSIGNMENT, NOTEBOOK, CELL, f"{CELL} is not graded yet")]:  # waiting for a person: nothing to dispute
+        with pytest.raises(RequestError, match=said):
+            ask(gradebook, "ann", "Why?", cell, notebook, assignment)
+    with pytest.raises(RequestError, match="no graded question"):
+        ask(gradebook, "nobody", "Why?")  # not a student with a submission
+    assert requests_of(sql_of(gradebook), "ann") == [] and open_counts(sql_of(gradebook)) == {}
+
+
+def test_an_answer_without_a_score_closes_the_request_and_changes_no_grade(gradebook):
+    request = ask(gradebook, "ann", "Why did test_sigmoid lose points?")
+    exceptions = Exceptions(gradebook, LateRules(), user="prof")
+    closed = answer_request(exceptions, request.id, "It did not: 7 of 7.", score=7.0)  # the same score: no change
+    assert not closed.open and closed.answer == "It did not: 7 of 7." and closed.answered_by == "prof"
+    assert closed.score_before is None and closed.score_after is None
+    assert exceptions.events() == [] and exceptions.overrides() == []
+    with pytest.raises(RequestError, match="already answered by prof"):
+        answer_request(exceptions, request.id, "Twice?")
+    with pytest.raises(RequestError, match="no regrade request 999"):
+        answer_request(exceptions, 999, "Nobody asked.")
+
+
+def test_a_new_score_is_an_override_with_the_request_as_its_reason_settled_for_the_grade_and_the_lms(gradebook):
+    request = ask(gradebook, "ann", HOSTILE)
+    exceptions = Exceptions(gradebook, LateRules(), user="prof")
+    for bad in (8.0, -1.0):  # out of the cell's 7 points: refused, nothing written, still open
+        with pytest.raises(RequestError, match=f"score of {bad:g} is not between 0 and {CODE_CELL}'s 7 points"):
+            answer_request(exceptions, request.id, "Fine.", score=bad)
+    assert requests_of(sql_of(gradebook), "ann")[0].open and exceptions.events() == []
+    closed = answer_request(exceptions, request.id, "Test 2 was too strict; 5 of 7.", score=5.0)
+    assert (closed.score_before, closed.score_after) == (7.0, 5.0)
+    (event,) = exceptions.events("ann")
+    assert event.kind == "override" and event.user == "prof" and event.assignment == ASSIGNMENT
+    assert event.reason == f"regrade request {request.id} from ann: {HOSTILE}"
+    assert exceptions.overrides() == [(ASSIGNMENT, "ann", NOTEBOOK, CODE_CELL, 5.0)]
+    # The one arithmetic reads it: the cell's score, the grade, and the LMS's next row, with what changed it.
+    assert cell_scores(gradebook, "ann")[CODE_CELL] == 5.0
+    grade = GradeRules(LateRules()).grades(sql_of(gradebook).rows, ASSIGNMENT, ["ann"])["ann"]
+    assert grade.score == 5.0 and grade.pending_points() == 2.0
+    sent = latest(sql_of(gradebook), ASSIGNMENT)
+    assert sent["ann"].score == 5.0 and sent["ann"].origin == "override" and "ben" not in sent
+
+
+def test_a_written_answers_new_score_stays_an_override_over_the_rubric(gradebook):
+    grade_written(gradebook, 1, STUDENTS)
+    request = ask(gradebook, "ben", "My explanation says which block meets which.", cell=CELL)
+    assert request.score_asked == 1.0
+    answer_request(Exceptions(gradebook, LateRules(), user="prof"), request.id, "Yes it does: 2 of 2.", score=2.0)
+    assert cell_scores(gradebook, "ben")[CELL] == 2.0
+    later = Exceptions(gradebook, LateRules(), user="prof")
+    assert later.adopt_formgrader_scores() == []  # not mistaken for a formgrader score cleared
+    assert later.overrides() == [(ASSIGNMENT, "ben", NOTEBOOK, CELL, 2.0)]
+    grading = QuestionGrading(sql_of(gradebook), Question(ASSIGNMENT, NOTEBOOK, CELL), GradeRules(LateRules()), "ta")
+    (item,) = grading.items()
+    grading.edit_item(item.id, item.version, 0.5, "Names one block.")  # re-scores everyone given the item...
+    gradebook.db.commit()
+    assert cell_scores(gradebook, "ben")[CELL] == 2.0 and cell_scores(gradebook, "ann")[CELL] == 0.5  # ...but him
+
+
+# The whole way, in Chromium -----------------------------------------------------------------------------------------
+
+def write_course(folder: Path) -> None:
+    """A course folder My assignments reads: its gradebook (3 students, 7 of 7 autograded, the written answer graded
+    1 of 2 by rubric) and the watcher's ledger with each student's one graded attempt (7 of 9 autograded)."""
+    from dataclasses import asdict
+
+    from autograder.watch.ledger import Record
+    from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
+
+    (folder / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "regrade"\n')
+    upgrade(question_gradebook(folder, STUDENTS))
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+        grade_written(gb, 1, STUDENTS)
+    graded_at = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=1)
+    records = [Record(id=f"{s}-1", student=s, assignment=ASSIGNMENT, state="graded", submitted=graded_at,
+                      graded_at=graded_at, score=7.0, max_score=9.0) for s in STUDENTS]
+    (folder / STATE_FOLDER).mkdir()
+    (folder / STATE_FOLDER / LEDGER_FILE).write_text("".join(json.dumps(asdict(r), default=str) + "\n"
+                                                             for r in records))
