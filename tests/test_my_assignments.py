@@ -214,6 +214,7 @@ def test_a_student_reaches_only_their_own_latest_feedback_whatever_the_url_asks(
     (ann, api), (ben, _) = hub_course.students.items()
     frame = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1", allow_redirects=True)
     assert frame.status_code == 200 and 'src="1/page"' in frame.text and 'sandbox=""' in frame.text
+    assert f'href="../../../#ask-{ASSIGNMENT}">Ask about a question' in frame.text  # to My assignments' form
     page = api.call("GET", f"{my_page_path()}feedback/{ASSIGNMENT}/2/1/page", allow_redirects=True)
     assert page.status_code == 200 and hub_course.markers[ann] in page.text
     assert "sandbox" in page.headers["Content-Security-Policy"]  # her notebook's own HTML runs no script here
@@ -232,6 +233,23 @@ def test_a_student_reaches_only_their_own_latest_feedback_whatever_the_url_asks(
         assert reply.status_code == 404 or f"Signed in as {ann}." in reply.text or \
             hub_course.markers[ann] in reply.text or "Attempt 1:" in text_of(reply.text) or \
             f"<title>Feedback: {ASSIGNMENT}, attempt 2</title>" in reply.text, path  # her own latest
+
+
+def test_a_regrade_request_through_the_hub_is_the_token_users_and_only_about_a_graded_question(hub_course):
+    """The service's POST under the hub (tests/test_regrade_requests.py drives the whole way in a browser): her
+    gradebook holds no graded cell of hers (the ledger's attempt is the fixture's), so there is nothing to ask about,
+    and a field naming another student names nobody."""
+    import json
+
+    from tests.grading_course import ASSIGNMENT
+
+    (ann, api), (ben, _) = hub_course.students.items()
+    reply = api.call("POST", f"{my_page_path()}ask", data={
+        "assignment": ASSIGNMENT, "question": json.dumps([ASSIGNMENT, "explain_formulas"]), "text": "Why?",
+        "student": ben})
+    assert reply.status_code == 400, reply.text[:300]
+    assert f"not sent: {ASSIGNMENT} has no graded question &#x27;explain_formulas&#x27; of yours" in reply.text
+    assert f"Signed in as {ann}." in reply.text and "Your requests" not in reply.text
 
 
 def test_an_open_feedback_tab_says_when_a_newer_attempt_was_graded(hub_course):

@@ -8,6 +8,7 @@ would give it): a student asks on My assignments, the instructor answers on grad
 student reads the answer and the new grade."""
 
 import json
+import re
 import shutil
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -188,9 +189,149 @@ def write_course(folder: Path) -> None:
     upgrade(question_gradebook(folder, STUDENTS))
     with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
         grade_written(gb, 1, STUDENTS)
-    graded_at = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=1)
-    records = [Record(id=f"{s}-1", student=s, assignment=ASSIGNMENT, state="graded", submitted=graded_at,
-                      graded_at=graded_at, score=7.0, max_score=9.0) for s in STUDENTS]
+    at = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=1)
+    records = [Record(f"{s}+{ASSIGNMENT}+1", "graded", at.isoformat(), s, ASSIGNMENT,
+                      (at - timedelta(minutes=1)).isoformat(), 7.0, 9.0) for s in STUDENTS]
+    for student in STUDENTS:  # the written answers, as autograde leaves them (the page groups them)
+        (folder / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
+        cell = {"cell_type": "markdown", "id": "a", "source": "W_hh meets h and W_hx meets x.",
+                "metadata": {"nbgrader": {"grade": True, "solution": True, "grade_id": CELL, "points": 2}}}
+        (folder / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(json.dumps(
+            {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     (folder / STATE_FOLDER).mkdir()
-    (folder / STATE_FOLDER / LEDGER_FILE).write_text("".join(json.dumps(asdict(r), default=str) + "\n"
-                                                             for r in records))
+    (folder / STATE_FOLDER / LEDGER_FILE).write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
+
+
+class HeaderUser:
+    """Whose page it is, as the hub's OAuth mixin says it in the service: here the `X-Test-User` header."""
+
+    def get_current_user(self):
+        name = self.request.headers.get("X-Test-User")
+        return {"name": name} if name else None
+
+
+@pytest.fixture
+def services(tmp_path: Path):
+    """My assignments (under /mine/) and grade by question (under /grade/), their own handlers on one loopback port
+    in a thread, the user given by the `X-Test-User` header as the hub's OAuth gives it in the services."""
+    import asyncio
+    import threading
+
+    from tornado import web
+    from tornado.httpserver import HTTPServer
+
+    from autograder.course.settings import read_course
+    from autograder.hub.grade_by_question_service import Course, routes
+    from autograder.hub.my_assignments_service import Site, handlers
+    from autograder.watch.attempt_policy import read_policy
+
+    write_course(tmp_path)
+    settings = read_course(tmp_path)
+    site = Site(settings, read_policy(settings.coursedir.config), tmp_path / "no-feedback", "/lab")
+    started, state = threading.Event(), {}
+
+    def run() -> None:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+        app = web.Application(
+            [(f"/grade/{path}", handler, kwargs)
+             for path, handler, kwargs in routes(Course(tmp_path), lambda h: h.request.headers.get("X-Test-User"))]
+            + [(f"/mine/{path}", handler) for path, handler in handlers(site, HeaderUser)],
+            cookie_secret="x" * 32, xsrf_cookies=True)
+        server = HTTPServer(app)
+        server.listen(0, "127.0.0.1")
+        state["port"] = next(iter(server._sockets.values())).getsockname()[1]
+        state["loop"] = asyncio.get_event_loop()
+        started.set()
+        state["loop"].run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    started.wait(30)
+    yield f"http://127.0.0.1:{state['port']}", tmp_path
+    state["loop"].call_soon_threadsafe(state["loop"].stop)
+    thread.join(10)
+
+
+def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_reads_it(services):
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.axe import serious_violations
+    from tests.browser import CHROMIUM, CHROMIUM_FLAGS
+
+    url, folder = services
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            size = {"width": 1100, "height": 900}
+            ann = browser.new_context(extra_http_headers={"X-Test-User": "ann"}, viewport=size).new_page()
+            errors: list[str] = []
+            ann.on("pageerror", lambda e: errors.append(str(e)))
+            ann.goto(f"{url}/mine/")
+            form = ann.locator("form.ask")
+            assert "explain_formulas: 1 / 2 points" in form.get_by_label("Question").inner_text()
+            # Whose request it is comes from the hub's user alone: a field naming another student is not read.
+            form.evaluate("f => { const i = document.createElement('input'); i.type = 'hidden'; i.name = 'student';"
+                          " i.value = 'ben'; f.appendChild(i); }")
+            form.get_by_label("Question").select_option(label="explain_formulas: 1 / 2 points")
+            form.get_by_label(re.compile("^Your request")).fill(HOSTILE)
+            form.get_by_role("button", name=f"Ask about {ASSIGNMENT}").click()
+            ann.wait_for_url(re.compile(r"/mine/#requests$"))
+            mine = ann.locator("#requests").locator("xpath=..")
+            expect(mine).to_contain_text("Open: waiting for your instructor's answer.")
+            assert HOSTILE in mine.locator("p.said").first.inner_text()  # her markup, shown as text
+            assert "(your request is open)" in ann.locator("form.ask select").inner_text()
+            # Asking again about the same question, past the form (the option is disabled): refused, said in a line.
+            again = ann.request.post(f"{url}/mine/ask", form={
+                "_xsrf": ann.locator("input[name=_xsrf]").first.get_attribute("value"), "assignment": ASSIGNMENT,
+                "question": json.dumps([NOTEBOOK, CELL]), "text": "Again?"})
+            assert again.status == 400 and "already have an open request about explain_formulas" in again.text()
+            forged = ann.request.post(f"{url}/mine/ask", form={"assignment": ASSIGNMENT, "text": "No token",
+                                                               "question": json.dumps([NOTEBOOK, CODE_CELL])})
+            assert forged.status == 403  # no XSRF token: refused before anything is read
+            student_violations = serious_violations(ann)
+            ann.screenshot(path="/tmp/page-regrade-request-asked.png", full_page=True)
+
+            prof = browser.new_context(extra_http_headers={"X-Test-User": "prof"}, viewport=size).new_page()
+            prof.on("pageerror", lambda e: errors.append(str(e)))
+            prof.goto(f"{url}/grade/")
+            expect(prof.locator("main")).to_contain_text("1 open regrade request")
+            prof.get_by_role("link", name=f"{ASSIGNMENT}: {CELL}").click()
+            request = prof.locator("section.requests article").first
+            expect(request).to_contain_text("ann: now 1 / 2 points")
+            assert HOSTILE in request.locator(".answer").inner_text()
+            assert prof.locator("section.requests img, section.requests script").count() == 0
+            request.get_by_label("Your answer to ann").fill("You are right: your answer names both blocks.")
+            request.get_by_label(re.compile("^New score")).fill("2")
+            prof.screenshot(path="/tmp/page-regrade-request-to-answer.png", full_page=True)
+            with prof.expect_navigation():
+                request.get_by_role("button", name="Answer ann and close").click()
+            expect(prof.locator("#requests")).to_have_text("Regrade requests: 0 open")
+            audit = browser.new_context(bypass_csp=True, extra_http_headers={"X-Test-User": "prof"}).new_page()
+            audit.goto(prof.url)
+            instructor_violations = serious_violations(audit)
+
+            ann.goto(f"{url}/mine/")
+            answer = ann.locator("#requests").locator("xpath=..").inner_text()
+            page_text = ann.locator("main").inner_text()
+            ann.screenshot(path="/tmp/page-regrade-request-read.png", full_page=True)
+            assert ann.evaluate("() => window.pwned") is None and prof.evaluate("() => window.pwned") is None
+        finally:
+            browser.close()
+    assert student_violations == [] and instructor_violations == [], (student_violations, instructor_violations)
+    assert errors == []
+    assert "Answered by prof:" in answer and "You are right: your answer names both blocks." in answer
+    assert "Your score for explain_formulas changed from 1 to 2 points." in answer
+    assert "Your grade: 9 / 9 points" in page_text  # 7 autograded + 2 written, as the gradebook and the LMS hold it
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+        (event,) = Exceptions(gb, LateRules()).events("ann")
+        sent = latest(SessionSql(gb.db), ASSIGNMENT)
+    assert event.kind == "override" and event.user == "prof" and event.reason.endswith(f"from ann: {HOSTILE}")
+    assert sent["ann"].score == 9.0 and sent["ann"].origin == "override"
+    assert requests_of(sql_of_path(folder), "ben") == []
+
+
+def sql_of_path(folder: Path):
+    from types import SimpleNamespace
+
+    db = sqlite3.connect(folder / "gradebook.db")
+    return SimpleNamespace(rows=lambda q, p=None: [tuple(r) for r in db.execute(q, p or {}).fetchall()])

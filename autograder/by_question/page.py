@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from autograder.by_question.answer_groups import AnswerGroup
+from autograder.by_question.regrade_requests import MAX_ANSWER, Request
 from autograder.by_question.rubric import Question, RubricItem, StudentAnswer
 
 MAX_VARIANTS_SHOWN = 5  # a group's distinct texts shown; the rest counted
@@ -23,11 +24,12 @@ MAX_VARIANTS_SHOWN = 5  # a group's distinct texts shown; the rest counted
 CSS = """body { font: 16px/1.5 system-ui, sans-serif; color: #1f2933; margin: 0; }
 main { max-width: 72em; padding: 1em 1.5em; }
 h1 { font-size: 1.4em; margin: 0 0 .3em; }
-.rubric { position: sticky; top: 0; background: #fff; border-bottom: 2px solid #9aa5b1; padding: .5em 0; z-index: 1; }
+.rubric { position: sticky; top: 0; background: #fff; border-bottom: 2px solid #9aa5b1; padding: .5em 0; z-index: 1;
+  max-height: 40vh; overflow-y: auto; }
 .rubric ol { margin: .3em 0; padding-left: 0; list-style: none; display: flex; flex-wrap: wrap; gap: .4em 1em; }
 kbd { border: 1px solid #52606d; border-radius: 3px; padding: 0 .3em; font: inherit; }
 section.group { border: 1px solid #9aa5b1; border-left: 6px solid #9aa5b1; margin: .8em 0; padding: .4em .8em;
-  scroll-margin-top: 16em; }
+  scroll-margin-top: calc(40vh + 1em); }
 section.group.graded { border-left-color: #1d7a3a; }
 section.group:focus { outline: 3px solid #0b4f9c; outline-offset: 2px; }
 .answer { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f7fa; padding: .3em .5em; margin: .3em 0; }
@@ -37,6 +39,10 @@ button[aria-pressed="true"] { background: #1d7a3a; color: #fff; border-color: #1
 #status { min-height: 1.5em; font-weight: 600; }
 .conflict { color: #a3251a; }
 form.item { display: flex; gap: .5em; align-items: center; flex-wrap: wrap; }
+section.requests article { border: 1px solid #9aa5b1; border-left: 6px solid #b35c00; margin: .6em 0;
+  padding: .4em .8em; }
+section.requests article.answered { border-left-color: #1d7a3a; }
+section.requests textarea { font: inherit; width: 100%; box-sizing: border-box; }
 """
 
 SCRIPT = r"""(() => {
@@ -114,29 +120,102 @@ def policy(nonce: str) -> str:
             "form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
-def index_page(questions: Sequence[tuple[Question, float]], nonce: str) -> str:
+def index_page(questions: Sequence[tuple[Question, float]], nonce: str,
+               open_requests: dict[tuple[str, str, str], int] | None = None) -> str:
     """The service's first page: each question graded by hand (a grade cell that is also an answer cell), a link
-    to its page, in the gradebook's order of assignments and notebooks."""
+    to its page, in the gradebook's order of assignments and notebooks, with its open regrade requests; then the
+    autograded questions students asked about, each a link to its requests."""
     e = html.escape
-    rows = "".join(
-        f'<li><a href="?{e(urlencode({"assignment": q.assignment, "notebook": q.notebook, "cell": q.cell}))}">'
-        f"{e(q.assignment)}: {e(q.cell)}</a> ({points:g} points, notebook {e(q.notebook)})</li>"
-        for q, points in questions)
+    waiting = dict(open_requests or {})
+
+    def item(q: Question, points: float | None) -> str:
+        count = waiting.pop((q.assignment, q.notebook, q.cell), 0)
+        asked = f", <strong>{count} open regrade request{'s' if count != 1 else ''}</strong>" if count else ""
+        worth = f"{points:g} points, " if points is not None else ""
+        return (f'<li><a href="?{e(urlencode({"assignment": q.assignment, "notebook": q.notebook, "cell": q.cell}))}">'
+                f"{e(q.assignment)}: {e(q.cell)}</a> ({worth}notebook {e(q.notebook)}{asked})</li>")
+
+    rows = "".join(item(q, points) for q, points in questions)
     listed = f"<ul>{rows}</ul>" if rows else "<p>No assignment has a question graded by hand.</p>"
+    others = "".join(item(Question(*key), None) for key in sorted(waiting))
+    if others:
+        listed += ("<h2>Autograded questions with open regrade requests</h2><p>A new score given in an answer is "
+                   f"an override of the graders' score, the request its reason.</p><ul>{others}</ul>")
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Grade by question</title>'
             f'<style nonce="{nonce}">{CSS}</style></head><body><main><h1>Grade by question</h1>'
-            f"<p>Questions graded by hand in this course; open one to grade every student's answer to it.</p>"
-            f"{listed}</main></body></html>")
+            f"<p>Questions graded by hand in this course; open one to grade every student's answer to it and to "
+            f"answer its regrade requests.</p>{listed}</main></body></html>")
 
 
-def question_page(question: Question, max_score: float, groups: Sequence[AnswerGroup], items: Sequence[RubricItem],
-                  answers: dict[str, StudentAnswer], base: str, xsrf: str, nonce: str, user: str) -> str:
-    """The page (module docstring). `base`: the service's URL prefix for its POSTs; `user`: the grader."""
+def requests_section(requests: Sequence[Request], scores: dict[str, float | None], max_score: float) -> str:
+    """A question's regrade requests: each open one with the student's score now, what they wrote and a form to
+    answer it (a new score is an override, the request its reason); then the answered ones."""
+    e = html.escape
+    waiting = [r for r in requests if r.open]
+    answered = [r for r in requests if not r.open]
+
+    def score(student: str) -> str:
+        found = scores.get(student)
+        return "not graded yet" if found is None else f"{found:g} / {max_score:g}"
+
+    forms = "".join(
+        f'<article aria-labelledby="r{r.id}"><h3 id="r{r.id}">{e(r.student)}: now {score(r.student)} points'
+        f'</h3><p class="meta">Asked {e(r.asked_at[:16])} UTC'
+        f'{f", when the score was {r.score_asked:g}" if r.score_asked is not None else ""}:</p>'
+        f'<div class="answer" lang="">{e(r.text)}</div>'
+        f'<form class="item" data-path="requests/{r.id}"><label for="a{r.id}">Your answer to {e(r.student)}</label>'
+        f'<textarea id="a{r.id}" name="answer" rows="2" maxlength="{MAX_ANSWER}" required></textarea>'
+        f'<label>New score, 0 to {max_score:g} (empty: unchanged) <input name="score" size="5" inputmode="decimal">'
+        f'</label><button type="submit">Answer {e(r.student)} and close</button></form></article>'
+        for r in waiting)
+    done = "".join(
+        f'<article class="answered"><p class="meta">{e(r.student)} asked {e(r.asked_at[:16])} UTC; '
+        f'{e(r.answered_by or "")} answered {e((r.answered_at or "")[:16])} UTC'
+        f'{f", score {r.score_before:g} → {r.score_after:g} (an override)" if r.score_after is not None else ""}'
+        f'</p><div class="answer" lang="">{e(r.text)}</div><div class="answer">{e(r.answer or "")}</div></article>'
+        for r in answered)
+    if not waiting and not answered:
+        return ""
+    return (f'<section class="requests" aria-labelledby="requests"><h2 id="requests">Regrade requests: '
+            f"{len(waiting)} open</h2>{forms}"
+            + (f"<details><summary>{len(answered)} answered</summary>{done}</details>" if answered else "")
+            + "</section>")
+
+
+def requests_page(question: Question, max_score: float, requests: Sequence[Request],
+                  scores: dict[str, float | None], base: str, xsrf: str, nonce: str, user: str) -> str:
+    """An autograded question's page: its regrade requests only (its scores are its graders')."""
+    return _document(question, base, xsrf, nonce, [], {},
+                     f'<h1>{html.escape(question.assignment)}: {html.escape(question.cell)} ({max_score:g} points, '
+                     f"autograded): regrade requests</h1><p>Answered as {html.escape(user)}. A new score is an "
+                     f"override of the graders' score, recorded with the request as its reason.</p>"
+                     f'<p id="status" role="status" aria-live="polite"></p>'
+                     + (requests_section(requests, scores, max_score) or "<p>No regrade requests.</p>"))
+
+
+def _document(question: Question, base: str, xsrf: str, nonce: str, items: Sequence[RubricItem],
+              answers: dict[str, StudentAnswer], body: str, title_words: str = "regrade requests") -> str:
     e = html.escape
     query = "?" + urlencode({"assignment": question.assignment, "notebook": question.notebook, "cell": question.cell})
     data = {"base": base, "query": query, "xsrf": xsrf,
             "items": [{"id": i.id, "position": i.position, "points": i.points} for i in items],
             "students": {s: {"version": a.version, "items": sorted(a.items)} for s, a in answers.items()}}
+    payload = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    title = f"{question.assignment}: {question.cell}"
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}: {title_words}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="{nonce}">{CSS}</style>'
+        f'</head><body><main>{body}'
+        f'</main><script type="application/json" id="question-data">{payload}</script>'
+        f'<script nonce="{nonce}">{SCRIPT}</script></body></html>')
+
+
+def question_page(question: Question, max_score: float, groups: Sequence[AnswerGroup], items: Sequence[RubricItem],
+                  answers: dict[str, StudentAnswer], base: str, xsrf: str, nonce: str, user: str,
+                  requests: str = "") -> str:
+    """The page (module docstring). `base`: the service's URL prefix for its POSTs; `user`: the grader;
+    `requests`: the question's regrade requests (`requests_section`), shown under the rubric."""
+    e = html.escape
     rubric = "".join(
         f'<li><kbd>{i.position}</kbd> <strong>{_points(i.points)}</strong> {e(i.comment)}</li>' for i in items)
     edit_forms = "".join(
@@ -163,22 +242,18 @@ def question_page(question: Question, max_score: float, groups: Sequence[AnswerG
             f'<h2 id="g{number}">Group {number} of {len(groups)}: {len(group.answers)} '
             f'student{"s" if len(group.answers) != 1 else ""}, {e(kind)}</h2>{shown}{more}'
             f'<div role="group" aria-label="Rubric items for group {number}">{buttons}</div></section>')
-    payload = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     title = f"{question.assignment}: {question.cell}"
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}: grade by question</title>'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="{nonce}">{CSS}</style>'
-        f'</head><body><main><div class="rubric"><h1>{e(title)} ({max_score:g} points): grade by question</h1>'
+    return _document(question, base, xsrf, nonce, items, answers, title_words="grade by question", body=(
+        f'<div class="rubric"><h1>{e(title)} ({max_score:g} points): grade by question</h1>'
         f'<p><span id="progress"></span>. Graded as {e(user)}. <kbd>j</kbd>/<kbd>k</kbd> move between groups; '
         f'a number key gives the focused group that item (again: takes it back).</p>'
         f'<ol aria-label="Rubric">{rubric}</ol><p id="status" role="status" aria-live="polite"></p></div>'
+        + requests
         + "".join(sections)
         + f'<details><summary>Edit the rubric (every answer given an item is scored again)</summary>{edit_forms}'
         f'<form class="item" data-path="items"><label>New item points <input name="points" size="4" required>'
         f'</label><label>comment the student reads <input name="comment" size="50" required></label>'
-        f'<button type="submit">Add item</button></form></details>'
-        f'</main><script type="application/json" id="question-data">{payload}</script>'
-        f'<script nonce="{nonce}">{SCRIPT}</script></body></html>')
+        f'<button type="submit">Add item</button></form></details>'))
 
 
 def _points(points: float) -> str:

@@ -18,6 +18,7 @@ Nothing here commits but `answer_request`, through the exception store.
 """
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,10 @@ _COLUMNS = ("id, assignment, notebook, cell, student_id, text, asked_at, score_a
 
 class RequestError(Exception):
     """A request or an answer refused, in one line; nothing was written."""
+
+
+class AlreadyAnswered(RequestError):
+    """Another instructor answered the request since this one loaded it."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,27 @@ def requests_about(sql: Any, assignment: str, notebook: str, cell: str) -> list[
                  "answered_at DESC, asked_at, id", {"a": assignment, "n": notebook, "c": cell})
 
 
+def question_scores(sql: Any, assignment: str, notebook: str, cell: str,
+                    students: Iterable[str]) -> dict[str, float | None]:
+    """Each student's score of the question now, as the grade's arithmetic gives it (None: not graded yet)."""
+    from autograder.grades.facts import read_facts
+
+    found = {}
+    for student, facts in read_facts(lambda q, p: sql.rows(q, p), assignment, students, labels=False).items():
+        for c in facts.cells:
+            if (c.notebook, c.cell) == (notebook, cell):
+                found[student] = None if c.pending else c.score
+    return found
+
+
+def question_points(sql: Any, assignment: str, notebook: str, cell: str) -> tuple[float, bool] | None:
+    """The question's points and whether it is graded by hand (a markdown grade cell); None: no such grade cell."""
+    found = sql.rows("SELECT gc.max_score, gc.cell_type FROM grade_cells gc JOIN base_cell bc ON gc.id = bc.id "
+                     "JOIN notebook n ON bc.notebook_id = n.id JOIN assignment a ON n.assignment_id = a.id "
+                     "WHERE a.name = :a AND n.name = :n AND bc.name = :c", {"a": assignment, "n": notebook, "c": cell})
+    return (float(found[0][0] or 0.0), found[0][1] == "markdown") if found else None
+
+
 def open_counts(sql: Any) -> dict[tuple[str, str, str], int]:
     """How many requests are open, by question (assignment, notebook, cell)."""
     return {(a, n, c): int(k) for a, n, c, k in sql.rows(
@@ -155,7 +181,7 @@ def answer_request(exceptions: Any, request_id: int, answer: Any, score: float |
         raise RequestError(f"no regrade request {request_id}")
     request = found[0]
     if not request.open:
-        raise RequestError(f"request {request_id} was already answered by {request.answered_by} at "
+        raise AlreadyAnswered(f"request {request_id} was already answered by {request.answered_by} at "
                            f"{request.answered_at}: reload the page to see their answer")
     answer = clean_text(answer, MAX_ANSWER, "the answer")
     question = next((q for q in student_questions(sql, request.student, request.assignment)
@@ -174,7 +200,7 @@ def answer_request(exceptions: Any, request_id: int, answer: Any, score: float |
          "before": question.score if changed else None, "after": float(score) if changed else None})
     if not closed:
         exceptions.gradebook.db.rollback()
-        raise RequestError(f"request {request_id} was answered by someone else meanwhile: reload the page")
+        raise AlreadyAnswered(f"request {request_id} was answered by someone else meanwhile: reload the page")
     if changed:
         # The override commits the answer with it (the exception store's one commit, after settling the grade).
         exceptions.override(request.assignment, request.student, request.cell, float(score),

@@ -5,6 +5,11 @@
 (`by_question.answer_groups`); `POST <prefix>apply`, `<prefix>items`, `<prefix>items/<id>`: the rubric's changes
 (`by_question.rubric`), each in one transaction of the gradebook, refused whole (409, one line) when another grader
 changed what it names since the page was loaded. Who grades is the hub's OAuth user (`user_of`), never the request.
+
+Regrade requests (`by_question.regrade_requests`): the first page counts the open ones by question (an autograded
+question asked about is listed too, its page showing its requests only); `POST <prefix>requests/<id>` answers one,
+closing it, and a new score is an override through the exception store (`course_exceptions`, as `autograder
+override` makes one), its reason the request, the answer and the override committed together.
 """
 
 import json
@@ -12,13 +17,23 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from tornado import web
 
 from autograder.by_question.answer_groups import group_answers
 from autograder.by_question.class_answers import read_answers
-from autograder.by_question.page import index_page, policy, question_page
+from autograder.by_question.page import index_page, policy, question_page, requests_page, requests_section
+from autograder.by_question.regrade_requests import (
+    AlreadyAnswered,
+    RequestError,
+    answer_request,
+    open_counts,
+    question_points,
+    question_scores,
+    requests_about,
+)
 from autograder.by_question.rubric import Conflict, Question, QuestionGrading, RubricError
 
 MAX_BODY = 64 << 10
@@ -54,6 +69,11 @@ class _Base(web.RequestHandler):
     def initialize(self, course: Course, user_of: Callable[[web.RequestHandler], str | None]) -> None:
         self.course, self.user_of = course, user_of
 
+    def get_current_user(self) -> Any:
+        # The hub's OAuth mixin, first in the service's classes, answers before this; with it `web.authenticated`
+        # sends a browser without the hub's cookie to the hub's login, rather than refusing it.
+        return self.user_of(self)
+
     def grader(self) -> str:
         user = self.user_of(self)
         if not user:
@@ -68,6 +88,7 @@ class _Base(web.RequestHandler):
 
 
 class QuestionPage(_Base):
+    @web.authenticated
     def get(self) -> None:
         user = self.grader()
         if not any(self.get_argument(k, "") for k in ("assignment", "notebook", "cell")):
@@ -75,20 +96,33 @@ class QuestionPage(_Base):
             return
         args = {k: self.get_argument(k, "") for k in ("assignment", "notebook", "cell")}
         question = self.question(args)
+        from autograder.grades.outbox import SessionSql
+
         with self.course.session() as session:
-            try:
+            sql = SessionSql(session)
+            found = question_points(sql, *args.values())
+            if found is None:
+                raise web.HTTPError(404, f"{question.assignment} has no grade cell {question.cell!r} in "
+                                         f"{question.notebook}")
+            max_score, by_hand = found
+            asked = requests_about(sql, *args.values())
+            scores = question_scores(sql, *args.values(), {r.student for r in asked})
+            if by_hand:
                 grading = self.course.grading(session, question, user)
-            except RubricError as error:
-                raise web.HTTPError(404, str(error)) from None
-            items, answers = grading.items(), grading.answers()
-        written = read_answers(self.course.settings.path("autograded", ".", ".").resolve(), question.assignment,
-                               question.notebook, question.cell, sorted(answers))
+                items, answers = grading.items(), grading.answers()
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
         base = self.request.path.rstrip("/") + "/" if not self.request.path.endswith("/") else self.request.path
-        self.finish(question_page(question, grading.max_score, group_answers(written, code=False), items, answers,
-                                  base, self.xsrf_token.decode(), nonce, user))
+        if not by_hand:  # an autograded question: its regrade requests only
+            self.finish(requests_page(question, max_score, asked, scores, base, self.xsrf_token.decode(), nonce,
+                                      user))
+            return
+        written = read_answers(self.course.settings.path("autograded", ".", ".").resolve(), question.assignment,
+                               question.notebook, question.cell, sorted(answers))
+        self.finish(question_page(question, max_score, group_answers(written, code=False), items, answers,
+                                  base, self.xsrf_token.decode(), nonce, user,
+                                  requests_section(asked, scores, max_score)))
 
 
     def index(self) -> None:
@@ -102,10 +136,16 @@ class QuestionPage(_Base):
                 " WHERE EXISTS (SELECT 1 FROM solution_cells s JOIN base_cell sb ON sb.id = s.id"
                 " WHERE sb.notebook_id = n.id AND sb.name = b.name)"
                 " ORDER BY a.duedate IS NULL, a.duedate, a.name, n.name, b.name")).fetchall()
+            from autograder.deadlines.tables import REGRADE_TABLE
+
+            waiting = open_counts(SimpleNamespace(rows=lambda sql, params=None: [
+                tuple(r) for r in connection.execute(text(sql), params or {}).fetchall()])) \
+                if REGRADE_TABLE in (self.course.settings.gradebook_tables() or ()) else {}
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
-        self.finish(index_page([(Question(a, n, c), float(points or 0)) for a, n, c, points in found], nonce))
+        self.finish(index_page([(Question(a, n, c), float(points or 0)) for a, n, c, points in found], nonce,
+                               waiting))
 
 
 class _Change(_Base):
@@ -162,11 +202,42 @@ class Items(_Change):
         self.change(edit)
 
 
+class Answer(_Change):
+    def post(self, request_id: str) -> None:
+        """Answer a regrade request, as the grader: closed, and a new score (if any) an override."""
+        from autograder.deadlines.exception_store import course_exceptions
+        from autograder.deadlines.schedule import DeadlineError
+        from autograder.watch.stale_pages import mark_stale
+
+        user, body = self.grader(), self.body()
+        given = "" if body.get("score") is None else str(body["score"]).strip()  # a score of 0 is a score
+        try:
+            score = float(given) if given else None
+        except ValueError:
+            self.set_status(400)
+            self.finish({"error": f"the new score {given[:40]!r} is not a number"})
+            return
+        try:
+            with course_exceptions(self.course.settings.root, mark_stale, user) as exceptions:
+                done = answer_request(exceptions, int(request_id), body.get("answer", ""), score)
+        except AlreadyAnswered as error:
+            self.set_status(409)
+            self.finish({"error": str(error)})
+            return
+        except (RequestError, DeadlineError) as error:
+            self.set_status(400)
+            self.finish({"error": str(error)})
+            return
+        changed = (f" {done.student}'s score is now {done.score_after:g} (an override)."
+                   if done.score_after is not None else "")
+        self.finish({"said": f"Answered {done.student}.{changed}"})
+
+
 def routes(course: Course, user_of: Callable[[web.RequestHandler], str | None]) -> list[tuple[str, Any, dict]]:
     """The service's routes under its prefix (paths relative to it)."""
     given = {"course": course, "user_of": user_of}
     return [("", QuestionPage, given), ("apply", Apply, given), ("items", Items, given),
-            (r"items/(\d+)", Items, given)]
+            (r"items/(\d+)", Items, given), (r"requests/(\d+)", Answer, given)]
 
 
 def main() -> None:  # pragma: no cover - run by the hub, as a managed service

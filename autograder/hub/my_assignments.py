@@ -1,7 +1,8 @@
 """One student's assignments, as their "My assignments" page on the hub shows them: for each assignment of the
 course, the due date for them (their extension or label applied, in the words of their feedback page's deadline
 line), their graded attempts in the window now and how many are left, the attempt that counts for their grade
-(latest or best; a practice attempt never does) and the feedback pages of their latest attempt.
+(latest or best; a practice attempt never does), the feedback pages of their latest attempt, and the graded
+questions they may ask about with their regrade requests (`by_question.regrade_requests`).
 
 `assignment_rows` is pure (the ledger's records, the gradebook's deadlines, the course's policy and rules);
 `read_rows` reads them for one student from the course folder."""
@@ -11,6 +12,7 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
+from autograder.by_question.regrade_requests import QuestionScore, Request
 from autograder.deadlines.rules import LateRules
 from autograder.deadlines.student_deadline import StudentDeadline
 from autograder.deadlines.student_line import deadline_line
@@ -33,6 +35,8 @@ class AssignmentRow:
     grade: float | None = None  # what the gradebook holds (late credit applied) and the LMS is sent; None: nothing
     grade_max: float | None = None  # its maximum: every graded cell's, the ones graded by hand too
     pending: float = 0.0  # points of answers still to be graded by hand
+    questions: tuple[QuestionScore, ...] = ()  # the graded questions of their submission: what they may ask about
+    requests: tuple[Request, ...] = ()  # their regrade requests about this assignment, newest first
 
     @property
     def left(self) -> int | None:
@@ -76,12 +80,16 @@ def grade_of(found: CountedScore | None) -> tuple[float | None, float | None, fl
 
 def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> list[AssignmentRow]:
     """`student`'s rows in the course of `settings` (its `CourseSettings`): the gradebook's assignments (by due
-    date, then name), their deadlines for `student`, and the watcher's ledger."""
+    date, then name), their deadlines for `student`, the questions they may ask about and their regrade requests,
+    and the watcher's ledger."""
+    from dataclasses import replace
+
     from sqlalchemy import create_engine, text
     from sqlalchemy.pool import NullPool
 
+    from autograder.by_question.regrade_requests import requests_of, student_questions
     from autograder.deadlines.student_deadline import read_deadline
-    from autograder.deadlines.tables import LABEL_TABLE
+    from autograder.deadlines.tables import LABEL_TABLE, REGRADE_TABLE
     from autograder.watch.ledger import read_ledger
     from autograder.watch.watch_status import LEDGER_FILE, STATE_FOLDER
 
@@ -89,6 +97,8 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
     assignments: list[str] = []
     deadlines: dict[str, StudentDeadline | None] = {}
     grades: dict[str, CountedScore] = {}
+    questions: dict[str, list[QuestionScore]] = {}
+    requests: dict[str, list[Request]] = {}
     if "assignment" in tables:  # no gradebook yet: nothing released, nothing to show
         engine = create_engine(settings.db_url, poolclass=NullPool)
         try:
@@ -108,7 +118,14 @@ def read_rows(settings: Any, policy: Policy, student: str, now: datetime) -> lis
                     found = counted_scores(reader, name, [student]).get(student)
                     if found is not None:
                         grades[name] = found
+                        questions[name] = student_questions(reader, student, name)
+                if REGRADE_TABLE in tables:  # made by the first request (migrations): none before
+                    for request in requests_of(reader, student):
+                        requests.setdefault(request.assignment, []).append(request)
         finally:
             engine.dispose()
     records = list(read_ledger(settings.root / STATE_FOLDER / LEDGER_FILE).values())
-    return assignment_rows(student, assignments, deadlines, records, policy, settings.late_rules, now, grades)
+    return [replace(row, questions=tuple(questions.get(row.assignment, ())),
+                    requests=tuple(requests.get(row.assignment, ())))
+            for row in assignment_rows(student, assignments, deadlines, records, policy, settings.late_rules, now,
+                                       grades)]

@@ -11,6 +11,10 @@ file "Fetch Feedback" copies into their home). The page holds the student's own 
 HTML: it is served with a Content-Security-Policy `sandbox` and `default-src 'none'`, so nothing in it runs
 script or loads anything, on the hub's origin or elsewhere (its times then read in UTC, a whole sentence).
 
+`POST <prefix>ask`: a regrade request about one graded question of the student's own (`by_question.
+regrade_requests`), from the page's form (Tornado's XSRF token in it); the page lists their requests, open or
+answered with the instructor's answer. Everything the student wrote is escaped where it is shown.
+
 It is shown in a frame, under a strip of ours that says which attempt it is and reloads itself (an HTTP
 `Refresh`, no script): a tab left open while the student hands in again says, within `STATUS_REFRESH_SECONDS`,
 that a newer attempt was graded, with a link to it. The page itself is never reloaded under the reader (a
@@ -18,12 +22,16 @@ reload loses their place in it).
 """
 
 import html
+import json
 import os
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
+from autograder.by_question.regrade_requests import MAX_TEXT, QuestionScore, Request, RequestError
 from autograder.display.page_markup import LOCAL_TIMES, Markup, markup, when
 from autograder.display.terminal import count
 from autograder.hub.my_assignments import AssignmentRow
@@ -39,12 +47,20 @@ FEEDBACK_CSP = ("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src
 # Our own frame and strip: no script, nothing loaded but the two frames' pages.
 FRAME_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; frame-ancestors 'self'"
 STATUS_REFRESH_SECONDS = 30  # how soon an open feedback tab says a newer attempt was graded
+ASK_PATH = "ask"  # <prefix>ask: a regrade request (POST)
+ASK_ANCHOR = "ask"  # the page's form to ask about a question, which the feedback page's strip links to
+MAX_BODY = 16 << 10  # a request's form: a sentence, a question's name
 
 CSS = ("body { font: 16px/1.5 system-ui, sans-serif; color: #1f2933; margin: 0; }"
        " main { max-width: 70em; padding: 1em 1.5em; } h1 { font-size: 1.4em; }"
        " table { border-collapse: collapse; } caption { text-align: left; padding: 0.3em 0; }"
        " th, td { border: 1px solid #9aa5b1; padding: 0.4em 0.6em; text-align: left; vertical-align: top; }"
-       " thead th { background: #e4e7eb; } a { color: #0b4f9c; }")
+       " thead th { background: #e4e7eb; } a { color: #0b4f9c; }"
+       " .said { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }"
+       " form.ask { border: 1px solid #9aa5b1; padding: 0.6em 1em; margin: 0.8em 0; max-width: 46em; }"
+       " form.ask label { display: block; margin: 0.4em 0 0.1em; font-weight: 600; }"
+       " form.ask select, form.ask textarea { font: inherit; width: 100%; box-sizing: border-box; }"
+       " button { font: inherit; margin-top: 0.5em; } .refused { color: #a3251a; font-weight: 600; }")
 
 
 def attempts_cell(row: AssignmentRow, window: str) -> Markup:
@@ -91,9 +107,87 @@ def feedback_cell(row: AssignmentRow) -> Markup:
     return markup(*[markup(link, " ") for link in links])
 
 
+def question_words(question: QuestionScore, several_notebooks: bool) -> str:
+    where = f" ({question.notebook})" if several_notebooks else ""
+    if question.pending:
+        return f"{question.cell}{where}: not graded yet"
+    return f"{question.cell}{where}: {question.score:g} / {question.max_score:g} points"
+
+
+def ask_anchor(assignment: str) -> str:
+    """The id of the form that asks about `assignment`'s questions (the feedback page's strip links to it)."""
+    return f"{ASK_ANCHOR}-{quote(assignment, safe='')}"
+
+
+def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: tuple[str, str] | None) -> str:
+    """A form per graded assignment to ask about one of its questions; `refused`: (assignment, the one-line reason)
+    of a request just refused, said at its form."""
+    e = html.escape
+    forms = []
+    for number, row in enumerate(r for r in rows if r.questions):
+        open_now = {(r.notebook, r.cell) for r in row.requests if r.open}
+        several = len({q.notebook for q in row.questions}) > 1
+        options = "".join(
+            f'<option value="{e(json.dumps([q.notebook, q.cell]))}"'
+            f'{" disabled" if q.pending or (q.notebook, q.cell) in open_now else ""}>'
+            f'{e(question_words(q, several))}{" (your request is open)" if (q.notebook, q.cell) in open_now else ""}'
+            "</option>" for q in row.questions)
+        said = (f'<p class="refused" role="alert">Not sent: {e(refused[1])}</p>'
+                if refused and refused[0] == row.assignment else "")
+        forms.append(
+            f'<form class="ask" id="{e(ask_anchor(row.assignment))}" method="post" action="{ASK_PATH}" '
+            f'aria-labelledby="ask-{number}">'
+            f'<h3 id="ask-{number}">{e(row.assignment)}</h3>{said}'
+            f'<input type="hidden" name="_xsrf" value="{e(xsrf)}">'
+            f'<input type="hidden" name="assignment" value="{e(row.assignment)}">'
+            f'<label for="ask-{number}-question">Question</label>'
+            f'<select id="ask-{number}-question" name="question">{options}</select>'
+            f'<label for="ask-{number}-text">Your request, in a sentence or two (at most {MAX_TEXT} characters)</label>'
+            f'<textarea id="ask-{number}-text" name="text" rows="3" maxlength="{MAX_TEXT}" required></textarea>'
+            f'<button type="submit">Ask about {e(row.assignment)}</button></form>')
+    if not forms:
+        return ""
+    return (f'<section aria-labelledby="{ASK_ANCHOR}"><h2 id="{ASK_ANCHOR}">Ask about a question</h2>'
+            "<p>If you think a question of yours was graded wrongly, say why: your instructor answers here, and "
+            "any change of your score is recorded with your request as its reason. One open request per question "
+            "at a time.</p>" + "".join(forms) + "</section>")
+
+
+def unplaced_refusal(rows: list[AssignmentRow], refused: tuple[str, str] | None) -> str:
+    """A refused request about an assignment that has no form here (nothing of it to ask about), said at the top."""
+    if refused is None or any(r.questions and r.assignment == refused[0] for r in rows):
+        return ""
+    return f'<p class="refused" role="alert">Your request was not sent: {html.escape(refused[1])}</p>'
+
+
+def request_state(request: Request) -> Markup:
+    e = html.escape
+    if request.open:
+        return markup("Open: waiting for your instructor's answer.")
+    changed = (f" Your score for {e(request.cell)} changed from {request.score_before:g} to "
+               f"{request.score_after:g} points." if request.score_after is not None else " Your score is unchanged.")
+    return Markup(f'Answered by {e(request.answered_by or "")}: <p class="said">{e(request.answer or "")}</p>'
+                  f"{changed}")
+
+
+def requests_table(rows: list[AssignmentRow]) -> str:
+    asked = [r for row in rows for r in row.requests]
+    if not asked:
+        return ""
+    e = html.escape
+    body = "".join(
+        f'<tr><td>{e(r.assignment)}: {e(r.cell)}</td><td><p class="said">{e(r.text)}</p></td>'
+        f"<td>{request_state(r)}</td></tr>" for r in asked)
+    return ('<section aria-labelledby="requests"><h2 id="requests">Your requests</h2><table>'
+            "<caption>Your regrade requests, newest first</caption><thead><tr><th scope=\"col\">Question</th>"
+            "<th scope=\"col\">You wrote</th><th scope=\"col\">Answer</th></tr></thead>"
+            f"<tbody>{body}</tbody></table></section>")
+
+
 def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy, now: datetime,
-         lab_url: str) -> str:
-    """The whole page for `student` (their rows only); `lab_url` is their JupyterLab's (the way back)."""
+         lab_url: str, xsrf: str = "", refused: tuple[str, str] | None = None) -> str:
+    """The whole page for `student` (their rows only); `lab_url` is their JupyterLab's (the way back); `xsrf`: the
+    token the request forms carry; `refused`: a request just refused (`ask_forms`)."""
     window = window_words(policy)
     body = "".join(
         f"<tr><th scope=\"row\">{html.escape(row.assignment)}</th>"
@@ -109,9 +203,11 @@ def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy
             f"<nav><a href=\"{html.escape(lab_url)}\">Back to JupyterLab</a></nav>"
             f"<h1>My assignments: {html.escape(course_id)}</h1>"
             f"<p>Signed in as {html.escape(student)}. As of {when(now)}: reload the page for the latest.</p>"
+            f"{unplaced_refusal(rows, refused)}"
             f"{table}"
             "<p>Your feedback is also in JupyterLab: the Assignments panel's <strong>Fetch Feedback</strong> "
             "copies it into your files.</p>"
+            f"{ask_forms(rows, xsrf, refused)}{requests_table(rows)}"
             f"</main>{LOCAL_TIMES}</body></html>")
 
 
@@ -149,7 +245,8 @@ def feedback_frame(assignment: str, attempt: int, number: int) -> str:
             " html, body { height: 100%; } body { display: flex; flex-direction: column; }"
             " nav { padding: 0.4em 1.5em; } iframe { border: 0; width: 100%; }"
             " .status { height: 2.8em; border-bottom: 1px solid #9aa5b1; } .page { flex: 1; }</style></head><body>"
-            "<nav><a href=\"../../../\">My assignments</a></nav>"
+            f"<nav><a href=\"../../../\">My assignments</a> · <a href=\"../../../#{html.escape(ask_anchor(assignment))}"
+            "\">Ask about a question of this assignment</a></nav>"
             f"<iframe class=\"status\" title=\"Is this your latest feedback?\" src=\"status\"></iframe>"
             f"<iframe class=\"page\" title=\"Feedback on {name}, attempt {attempt}\" sandbox=\"\" "
             f"src=\"{number}/page\"></iframe></body></html>")
@@ -171,34 +268,63 @@ def feedback_status(rows: list[AssignmentRow], assignment: str, attempt: int, no
             f"<body><p style=\"margin: 0\">{words}</p></body></html>")
 
 
-def main() -> None:
-    from jupyterhub.services.auth import HubOAuthenticated
+@dataclass(frozen=True)
+class Site:
+    """What the page is made from, read once at start, as the watcher reads them: a change to the course's settings
+    takes a restart of the hub."""
+
+    settings: Any  # the course's `CourseSettings`
+    policy: Policy
+    feedback: Path  # the exchange's feedback folder, where the watcher releases each attempt's pages
+    lab_url: str  # the student's JupyterLab, the way back
+
+
+def handlers(site: Site, who: type) -> list[tuple[str, type]]:
+    """The service's routes under its prefix: (path, handler class). `who` is the mixin that says whose page it is
+    (`current_user["name"]`): the hub's OAuth (`HubOAuthenticated`) in the service, never the request."""
     from jupyterhub.utils import url_path_join
     from tornado import web
 
-    from autograder.course.settings import read_course
     from autograder.hub.my_assignments import read_rows
-    from autograder.hub.service_app import serve
-    from autograder.watch.attempt_policy import read_policy
-    from autograder.watch.exchange import Exchange
     from autograder.watch.ledger import utcnow
 
-    # Read once, as the watcher reads them: a change to the course's settings takes a restart of the hub.
-    settings = read_course(Path.cwd())
-    policy, course_id = read_policy(settings.coursedir.config), settings.course_id
-    feedback = Exchange.from_config(settings.coursedir.config, course_id).feedback
-    # The hub sends /hub/user-redirect/... to the signed-in user's own server (starting it when it is stopped).
-    lab_url = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "hub", "user-redirect", "lab")
+    settings, policy, course_id = site.settings, site.policy, site.settings.course_id
 
-    class MyPage(HubOAuthenticated, web.RequestHandler):
+    class Base(who, web.RequestHandler):  # type: ignore[misc,valid-type]
+        def student(self) -> str:
+            return self.current_user["name"]
+
+        def rows(self, now: datetime | None = None) -> list[AssignmentRow]:
+            return read_rows(settings, policy, self.student(), now or utcnow())
+
+    class MyPage(Base):
         @web.authenticated
         def get(self) -> None:
-            student = self.current_user["name"]
+            self.show()
+
+        @web.authenticated
+        def post(self) -> None:
+            """A regrade request, as the student whose page it is; refused: the page again, saying why."""
+            self.check_xsrf_cookie()  # the hub's check too, whatever the application's settings
+            if len(self.request.body) > MAX_BODY:
+                raise web.HTTPError(413)
+            assignment = self.get_body_argument("assignment", "")
+            try:
+                ask(settings, self.student(), assignment, self.get_body_argument("question", ""),
+                    self.get_body_argument("text", ""))
+            except RequestError as error:
+                self.set_status(400)
+                self.show((assignment, str(error)))
+                return
+            self.redirect(f"{self.request.path.rsplit('/', 1)[0]}/#requests", status=303)
+
+        def show(self, refused: tuple[str, str] | None = None) -> None:
             now = utcnow()
             self.set_header("Cache-Control", "no-store")
-            self.write(page(read_rows(settings, policy, student, now), student, course_id, policy, now, lab_url))
+            self.finish(page(self.rows(now), self.student(), course_id, policy, now, site.lab_url,
+                             self.xsrf_token.decode(), refused))
 
-    class Feedback(HubOAuthenticated, web.RequestHandler):
+    class Feedback(Base):
         def serve_html(self, body: str | bytes, policy: str) -> None:
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("Content-Security-Policy", policy)
@@ -209,9 +335,9 @@ def main() -> None:
     class FeedbackFrame(Feedback):
         @web.authenticated
         def get(self, assignment: str, attempt: str, number: str) -> None:
-            rows = read_rows(settings, policy, self.current_user["name"], utcnow())
+            rows = self.rows()
             latest = latest_attempt(rows, assignment)
-            if feedback_page(rows, feedback, assignment, int(attempt), int(number)) is not None:
+            if feedback_page(rows, site.feedback, assignment, int(attempt), int(number)) is not None:
                 self.serve_html(feedback_frame(assignment, int(attempt), int(number)), FRAME_CSP)
             elif latest is not None and latest != int(attempt):
                 # An earlier attempt's address (an open tab reloaded, a bookmark): its page was replaced by the
@@ -223,8 +349,7 @@ def main() -> None:
     class FeedbackPage(Feedback):
         @web.authenticated
         def get(self, assignment: str, attempt: str, number: str) -> None:
-            rows = read_rows(settings, policy, self.current_user["name"], utcnow())
-            found = feedback_page(rows, feedback, assignment, int(attempt), int(number))
+            found = feedback_page(self.rows(), site.feedback, assignment, int(attempt), int(number))
             if found is None:
                 raise web.HTTPError(404)
             self.serve_html(found, FEEDBACK_CSP)
@@ -233,14 +358,56 @@ def main() -> None:
         @web.authenticated
         def get(self, assignment: str, attempt: str) -> None:
             now = utcnow()
-            rows = read_rows(settings, policy, self.current_user["name"], now)
             self.set_header("Refresh", str(STATUS_REFRESH_SECONDS))
-            self.serve_html(feedback_status(rows, assignment, int(attempt), now), FRAME_CSP)
+            self.serve_html(feedback_status(self.rows(now), assignment, int(attempt), now), FRAME_CSP)
 
     attempt_path = url_path_join(FEEDBACK_PATH, r"([^/]+)/([0-9]{1,4})")
-    serve([("", MyPage), (url_path_join(attempt_path, r"([0-9]{1,3})"), FeedbackFrame),
-           (url_path_join(attempt_path, r"([0-9]{1,3})/page"), FeedbackPage),
-           (url_path_join(attempt_path, "status"), FeedbackStatus)])
+    return [("", MyPage), (ASK_PATH, MyPage), (url_path_join(attempt_path, r"([0-9]{1,3})"), FeedbackFrame),
+            (url_path_join(attempt_path, r"([0-9]{1,3})/page"), FeedbackPage),
+            (url_path_join(attempt_path, "status"), FeedbackStatus)]
+
+
+def ask(settings: Any, student: str, assignment: str, question: str, text: str) -> Request:
+    """`student`'s regrade request, written to the course's gradebook in one transaction; `question` is the form's
+    value, `[notebook, cell]` as JSON. RequestError (one line) when refused."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+    from sqlalchemy.pool import NullPool
+
+    from autograder.by_question.regrade_requests import open_request
+    from autograder.grades.outbox import SessionSql
+    from autograder.migrations import upgrade
+
+    try:
+        notebook, cell = json.loads(question)
+        if not isinstance(notebook, str) or not isinstance(cell, str):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise RequestError("choose the question you are asking about") from None
+    upgrade(settings.db_url)  # the requests' table, in a gradebook no command of this release has opened yet
+    engine = create_engine(settings.db_url, poolclass=NullPool)
+    try:
+        with Session(engine) as session, session.begin():
+            return open_request(SessionSql(session), student, assignment, notebook, cell, text)
+    finally:
+        engine.dispose()
+
+
+def main() -> None:
+    from jupyterhub.services.auth import HubOAuthenticated
+    from jupyterhub.utils import url_path_join
+
+    from autograder.course.settings import read_course
+    from autograder.hub.service_app import serve
+    from autograder.watch.attempt_policy import read_policy
+    from autograder.watch.exchange import Exchange
+
+    settings = read_course(Path.cwd())
+    # The hub sends /hub/user-redirect/... to the signed-in user's own server (starting it when it is stopped).
+    lab_url = url_path_join(os.environ.get("JUPYTERHUB_BASE_URL", "/"), "hub", "user-redirect", "lab")
+    site = Site(settings, read_policy(settings.coursedir.config),
+                Exchange.from_config(settings.coursedir.config, settings.course_id).feedback, lab_url)
+    serve(handlers(site, HubOAuthenticated))
 
 
 if __name__ == "__main__":
