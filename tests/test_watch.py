@@ -182,7 +182,9 @@ def test_best_attempt_counts_when_the_course_says_so(template, tmp_path):
         watcher.wait_line(r"counted attempt kept for fa ")
     worse_page = feedback_of(watched, worse).read_text()
     assert "concat_weights" in worse_page  # the student sees this attempt's
-    assert "Your best attempt (attempt 1, 46 / 46 points) counts for your grade, not this one" in worse_page
+    # Its total is out of 48 with the written answer (left as released): the attempt line says what it adds.
+    assert ("Your best attempt (attempt 1: 46 of the 46 autograded points; the answers graded by hand make up the "
+            "rest of the 48) counts for your grade, not this one (40 of the 46 autograded points)") in worse_page
     assert "This attempt counts for your grade" in feedback_of(watched, good).read_text()  # still
     assert sum(scores(watched.course)["fa"].values()) == 46  # the gradebook holds the best
 

@@ -118,6 +118,17 @@ class GradebookWriter:
         finally:
             self._end_reading()
 
+    def counted_score(self, assignment: str, student: str) -> Any:
+        """The student's `grades.outbox.CountedScore` of `assignment` as the gradebook holds it now; None: none."""
+        from autograder.grades.outbox import counted_scores
+
+        try:
+            return counted_scores(self.db, assignment, [student]).get(student)
+        except self.db.errors as exc:
+            raise GradebookError(f"cannot read the gradebook: {database_error(exc)}") from None
+        finally:
+            self._end_reading()
+
     def source_notebooks(self, assignment: str) -> list[SourceNotebook]:
         # The same plain SQL the grade command uses before this writer exists.
         try:

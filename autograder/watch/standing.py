@@ -1,6 +1,11 @@
 """Where a student's graded attempts stand, in plain words for their feedback pages: which attempt this is,
 how many are left in the window and when the next is possible, and which attempt counts for the grade (as the
-course's policy says: the latest, or the best)."""
+course's policy says: the latest, or the best).
+
+An attempt's points are the graders' (its autograded points: what differs from one attempt to the next). Where the
+assignment also has answers graded by hand, the page's total is out of more than that, so an attempt's points are
+named as autograded and what the total adds is said in its words (`Hand`, from the gradebook's grade).
+"""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +25,16 @@ class Attempt:
     max_score: float
     pages: tuple[str, ...] = ()  # its feedback pages' file names in the exchange's feedback/
     practice: bool = False  # after the last late deadline: feedback only, never counted
+
+
+@dataclass(frozen=True)
+class Hand:
+    """What the grade adds to an attempt's autograded points, read from the gradebook (`grades.outbox.CountedScore`,
+    made by `grades.arithmetic`): its maximum with the answers graded by hand, and the points of those still to be
+    graded (`Grade.pending_points`)."""
+
+    max_score: float
+    pending: float
 
 
 def attempts_of(records: list[Record]) -> list[Attempt]:
@@ -51,12 +66,27 @@ def _rule(policy: Policy) -> str:
     return f"your {'best' if policy.counts == 'best' else 'latest'} graded attempt counts"
 
 
-def _points(attempt: Attempt) -> str:
-    return f"{attempt.score:g} / {attempt.max_score:g} points"
+def _autograded(attempt: Attempt, hand: Hand | None) -> bool:
+    """Whether the grade counts more than the attempt's autograded points (answers graded by hand)."""
+    return hand is not None and hand.max_score > attempt.max_score
 
 
-def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list[Markup]:
-    """The banner of the newest attempt's page, `attempts[-1]`, written when it is released."""
+def _points(attempt: Attempt, hand: Hand | None = None, rest: bool = True) -> str:
+    """The attempt's points as the page's total counts them: with answers graded by hand in the assignment,
+    "40 of the 46 autograded points; 2 more to be graded by your instructor" (`rest`: with what the total adds)."""
+    if not _autograded(attempt, hand):
+        return f"{attempt.score:g} / {attempt.max_score:g} points"
+    said = f"{attempt.score:g} of the {attempt.max_score:g} autograded points"
+    if not rest:
+        return said
+    if hand.pending:
+        return f"{said}; {hand.pending:g} more to be graded by your instructor"
+    return f"{said}; the answers graded by hand make up the rest of the {hand.max_score:g}"
+
+
+def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime, hand: Hand | None = None) -> list[Markup]:
+    """The banner of the newest attempt's page, `attempts[-1]`, written when it is released; `hand`: what the
+    grade adds to the autograded points (none: the assignment's points are all autograded)."""
     this = attempts[-1]
     if not policy.attempts:
         first = markup(f"Graded attempt {this.number}, submitted ", when(this.submitted), ".")
@@ -73,25 +103,27 @@ def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime) -> list
             first = markup(f"{which}: none left; your next graded attempt is possible at ", when(slot), ".")
     best = counted(policy, attempts)
     if this.practice:
-        return [first, practice_line(best)]
+        return [first, practice_line(best, hand)]
     if best is this:
         second = ("This attempt counts for your grade"
                   + (": your best so far" if policy.counts == "best" and len(attempts) > 1 else "")
                   + f" ({_rule(policy)}).")
     else:
-        second = (f"Your best attempt (attempt {best.number}, {_points(best)}) counts for your grade, not this one "
-                  f"({_points(this)}): {_rule(policy)}.")
+        named = f"attempt {best.number}: {_points(best, hand)}" if _autograded(best, hand) else \
+            f"attempt {best.number}, {_points(best)}"
+        second = (f"Your best attempt ({named}) counts for your grade, not this one "
+                  f"({_points(this, hand, rest=False)}): {_rule(policy)}.")
     return [first, markup(second)]
 
 
-def practice_line(counting: Attempt | None) -> Markup:
+def practice_line(counting: Attempt | None, hand: Hand | None = None) -> Markup:
     """What a practice attempt's banner says of it, and of the attempt that counts instead."""
     why = ("Practice: this attempt arrived after your last late deadline (the course's late rules), so it is "
            "graded for your feedback, but its score does not count for your grade. ")
     if counting is None:
         return markup(why + "None of your attempts arrived before that deadline, so none counts.")
     return markup(why + f"Your attempt {counting.number} (submitted ", when(counting.submitted),
-                  f", {_points(counting)}) still counts.")
+                  f"{':' if _autograded(counting, hand) else ','} {_points(counting, hand)}) still counts.")
 
 
 def superseded_lines(policy: Policy, attempt: Attempt) -> list[Markup]:

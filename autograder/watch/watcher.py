@@ -48,7 +48,7 @@ from autograder.watch.inbound import Inbound
 from autograder.watch.ledger import Ledger, Record, utcnow
 from autograder.watch.pages import FeedbackError, FeedbackMaker, notice, with_banner
 from autograder.watch.slots import CpuMeter, room_beside
-from autograder.watch.standing import Attempt, attempts_of, counted, graded_lines, superseded_lines
+from autograder.watch.standing import Attempt, Hand, attempts_of, counted, graded_lines, superseded_lines
 from autograder.watch.ungraded import Ungraded
 from autograder.watch.watch_status import WRITE_SECONDS, InHand, WatchStatus
 
@@ -396,7 +396,7 @@ class Watcher:
             # The attempt's time is when it was released: what the window counts, and what the banner says.
             now = utcnow()
             attempts = [*earlier, Attempt(attempt, entry.time, now, graded.score, graded.max_score, practice=practice)]
-            note = graded_lines(self.policy, attempts, now)
+            note = graded_lines(self.policy, attempts, now, self.hand(entry))
             names = []
             for notebook in notebooks:
                 page = pages.get(notebook) or notice(f"{notebook}: graded 0", [
@@ -423,6 +423,15 @@ class Watcher:
                          f"UTC, attempt {attempt}{', practice' if practice else ''}): "
                          f"{graded.score:g}/{graded.max_score:g}, feedback released "
                          f"{seconds:.2f} s after it was collected, {waited:.1f} s after it was submitted{extra}{left}"))
+
+    def hand(self, entry: Entry) -> Hand | None:
+        """What the student's grade adds to the attempt's autograded points (answers graded by hand), for the
+        banner; None when the gradebook cannot say (the banner then gives the autograded points alone)."""
+        try:
+            found = self.writer.counted_score(entry.assignment, entry.student)
+        except GradebookError:
+            return None
+        return None if found is None else Hand(found.max_score, found.pending_points)
 
     def tell_superseded(self, earlier: list[Attempt], attempts: list[Attempt]) -> None:
         """The attempt that counted until now, when the new one takes its place: its pages say so, so that

@@ -7,7 +7,15 @@ from autograder.display.page_markup import markup, when
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.ledger import Record
 from autograder.watch.pages import notice, with_banner
-from autograder.watch.standing import attempts_of, counted, graded_lines, superseded_lines, waiting_lines
+from autograder.watch.standing import (
+    Attempt,
+    Hand,
+    attempts_of,
+    counted,
+    graded_lines,
+    superseded_lines,
+    waiting_lines,
+)
 
 T0 = datetime(2026, 11, 26, 12, 0)
 
@@ -52,6 +60,27 @@ def test_best_policy_names_the_attempt_that_counts():
     assert "This attempt counts for your grade: your best so far" in text(graded_lines(policy, tie, T0))
     gone = text(superseded_lines(policy, tie[0]))
     assert "It no longer counts for your grade: a later attempt does (your best graded attempt counts)" in gone
+
+
+def test_with_a_written_answer_the_attempt_line_says_what_the_total_adds():
+    """The page's total is out of the grade's maximum (autograded 10 + a written answer's 2 = 12), the answer
+    still to be graded: the attempt's points are named as autograded and the 2 pending are said, as the total
+    says them; once graded (or left unanswered), the rest is said to be theirs. Without answers graded by hand:
+    unchanged."""
+    policy = Policy(attempts=0, counts="best")
+    attempts = attempts_of([record(0, 9), record(5, 4)])
+    said = text(graded_lines(policy, attempts, T0 + timedelta(minutes=5), Hand(max_score=12, pending=2)))
+    assert ("Your best attempt (attempt 1: 9 of the 10 autograded points; 2 more to be graded by your instructor) "
+            "counts for your grade, not this one (4 of the 10 autograded points)") in said
+    graded = text(graded_lines(policy, attempts, T0 + timedelta(minutes=5), Hand(max_score=12, pending=0)))
+    assert "(attempt 1: 9 of the 10 autograded points; the answers graded by hand make up the rest of the 12)" \
+        in graded
+    alone = text(graded_lines(policy, attempts, T0 + timedelta(minutes=5), Hand(max_score=10, pending=0)))
+    assert "(attempt 1, 9 / 10 points) counts for your grade, not this one (4 / 10 points)" in alone
+    late = [*attempts, Attempt(3, T0 + timedelta(minutes=9), T0 + timedelta(minutes=10), 10, 10, practice=True)]
+    practice = text(graded_lines(policy, late, T0 + timedelta(minutes=10), Hand(max_score=12, pending=2)))
+    assert "Your attempt 1 (submitted 2026-11-26 11:59 UTC: 9 of the 10 autograded points; 2 more to be graded" \
+        in practice
 
 
 def test_a_waiting_submission_says_none_left_until_and_what_counts_meanwhile():
