@@ -310,6 +310,19 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
             audit.goto(prof.url)
             instructor_violations = serious_violations(audit)
 
+            # An autograded exercise asked about: listed on the first page, its page its requests alone.
+            asked = ann.request.post(f"{url}/mine/ask", form={
+                "_xsrf": ann.locator("input[name=_xsrf]").first.get_attribute("value"), "assignment": ASSIGNMENT,
+                "question": json.dumps([NOTEBOOK, CODE_CELL]), "text": "Is test 3's tolerance right?"})
+            assert asked.ok
+            prof.goto(f"{url}/grade/")
+            prof.get_by_role("link", name=f"{ASSIGNMENT}: {CODE_CELL}").click()
+            expect(prof.locator("h1")).to_contain_text("autograded): regrade requests")
+            prof.get_by_label("Your answer to ann").fill("It is: 1e-6, as the notebook says.")
+            with prof.expect_navigation():
+                prof.get_by_role("button", name="Answer ann and close").click()
+            expect(prof.locator("#requests")).to_have_text("Regrade requests: 0 open")
+
             ann.goto(f"{url}/mine/")
             answer = ann.locator("#requests").locator("xpath=..").inner_text()
             page_text = ann.locator("main").inner_text()
@@ -321,6 +334,7 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
     assert errors == []
     assert "Answered by prof:" in answer and "You are right: your answer names both blocks." in answer
     assert "Your score for explain_formulas changed from 1 to 2 points." in answer
+    assert "It is: 1e-6, as the notebook says. Your score is unchanged." in " ".join(answer.split())
     assert "Your grade: 9 / 9 points" in page_text  # 7 autograded + 2 written, as the gradebook and the LMS hold it
     with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
         (event,) = Exceptions(gb, LateRules()).events("ann")

@@ -59,7 +59,8 @@ const post = async (path, body) => {
 const say = (text, conflict) => { status.textContent = text; status.className = conflict ? "conflict" : ""; };
 const progress = () => {
   const graded = Object.values(data.students).filter(s => s.items.length > 0).length;
-  document.getElementById("progress").textContent = `${graded} of ${Object.keys(data.students).length} graded`;
+  const shown = document.getElementById("progress");  // none on an autograded question's requests page
+  if (shown) { shown.textContent = `${graded} of ${Object.keys(data.students).length} graded`; }
 };
 const show = group => {
   const students = JSON.parse(group.dataset.students);
