@@ -323,6 +323,8 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
                 prof.get_by_role("button", name="Answer ann and close").click()
             expect(prof.locator("#requests")).to_have_text("Regrade requests: 0 open")
 
+            sticky = panel_and_focused_group(browser)
+
             ann.goto(f"{url}/mine/")
             answer = ann.locator("#requests").locator("xpath=..").inner_text()
             page_text = ann.locator("main").inner_text()
@@ -330,6 +332,7 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
             assert ann.evaluate("() => window.pwned") is None and prof.evaluate("() => window.pwned") is None
         finally:
             browser.close()
+    assert sticky["group"] >= sticky["panel"], sticky  # the rubric's sticky panel never hides the focused group
     assert student_violations == [] and instructor_violations == [], (student_violations, instructor_violations)
     assert errors == []
     assert "Answered by prof:" in answer and "You are right: your answer names both blocks." in answer
@@ -349,3 +352,22 @@ def sql_of_path(folder: Path):
 
     db = sqlite3.connect(folder / "gradebook.db")
     return SimpleNamespace(rows=lambda q, p=None: [tuple(r) for r in db.execute(q, p or {}).fetchall()])
+
+
+def panel_and_focused_group(browser) -> dict[str, float]:
+    """On a narrow window with a rubric of long comments (a tall sticky panel) and 40 groups, after `j` moved the
+    focus down 12 groups: where the panel ends and the focused group begins (px from the top of the window)."""
+    from autograder.by_question.answer_groups import Answer, group_answers
+    from autograder.by_question.page import question_page
+    from autograder.by_question.rubric import RubricItem, StudentAnswer
+
+    written = {f"s{i:03d}": f"answer {i} " + "word " * (i % 7) + f"unique{i}" for i in range(40)}
+    items = [RubricItem(i, i, 1.0, f"comment {i}: " + "a long comment the student reads " * 3, 1) for i in range(1, 8)]
+    page = browser.new_page(viewport={"width": 500, "height": 600})
+    page.set_content(question_page(
+        Question(ASSIGNMENT, NOTEBOOK, CELL), 2, group_answers([Answer(s, t) for s, t in written.items()], code=False),
+        items, {s: StudentAnswer(s, None, 0, frozenset()) for s in written}, "/", "x", "n", "ta"))
+    for _ in range(12):
+        page.keyboard.press("j")
+    return page.evaluate("""() => ({group: document.activeElement.closest("section.group").getBoundingClientRect().top,
+                                    panel: document.querySelector(".rubric").getBoundingClientRect().bottom})""")
