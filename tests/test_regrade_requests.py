@@ -306,6 +306,8 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
             with prof.expect_navigation():
                 request.get_by_role("button", name="Answer ann and close").click()
             expect(prof.locator("#requests")).to_have_text("Regrade requests: 0 open")
+            held = prof.locator("section.group").filter(has_text="Scored by an override").inner_text()
+            assert "not by these items: ann" in held  # the rubric no longer scores her: the page says so
             audit = browser.new_context(bypass_csp=True, extra_http_headers={"X-Test-User": "prof"}).new_page()
             audit.goto(prof.url)
             instructor_violations = serious_violations(audit)

@@ -213,9 +213,10 @@ def _document(question: Question, base: str, xsrf: str, nonce: str, items: Seque
 
 def question_page(question: Question, max_score: float, groups: Sequence[AnswerGroup], items: Sequence[RubricItem],
                   answers: dict[str, StudentAnswer], base: str, xsrf: str, nonce: str, user: str,
-                  requests: str = "") -> str:
+                  requests: str = "", overridden: frozenset[str] = frozenset()) -> str:
     """The page (module docstring). `base`: the service's URL prefix for its POSTs; `user`: the grader;
-    `requests`: the question's regrade requests (`requests_section`), shown under the rubric."""
+    `requests`: the question's regrade requests (`requests_section`), shown under the rubric; `overridden`: the
+    students whose score is an override, which the rubric's items no longer change (said at their group)."""
     e = html.escape
     rubric = "".join(
         f'<li><kbd>{i.position}</kbd> <strong>{_points(i.points)}</strong> {e(i.comment)}</li>' for i in items)
@@ -238,10 +239,13 @@ def question_page(question: Question, max_score: float, groups: Sequence[AnswerG
         buttons = "".join(f'<button type="button" data-item="{i.id}" aria-pressed="false">'
                           f'{i.position}: {_points(i.points)}</button>' for i in items)
         students_json = e(json.dumps(list(group.students)))
+        held = [s for s in group.students if s in overridden]
+        held_note = (f'<p class="meta">Scored by an override (a regrade request\'s answer), not by these items: '
+                     f'{e(", ".join(held))}</p>' if held else "")
         sections.append(
             f'<section class="group" tabindex="0" data-students="{students_json}" aria-labelledby="g{number}">'
             f'<h2 id="g{number}">Group {number} of {len(groups)}: {len(group.answers)} '
-            f'student{"s" if len(group.answers) != 1 else ""}, {e(kind)}</h2>{shown}{more}'
+            f'student{"s" if len(group.answers) != 1 else ""}, {e(kind)}</h2>{shown}{more}{held_note}'
             f'<div role="group" aria-label="Rubric items for group {number}">{buttons}</div></section>')
     title = f"{question.assignment}: {question.cell}"
     return _document(question, base, xsrf, nonce, items, answers, title_words="grade by question", body=(

@@ -30,6 +30,7 @@ from autograder.by_question.regrade_requests import (
     RequestError,
     answer_request,
     open_counts,
+    overridden,
     question_points,
     question_scores,
     requests_about,
@@ -110,6 +111,7 @@ class QuestionPage(_Base):
             if by_hand:
                 grading = self.course.grading(session, question, user)
                 items, answers = grading.items(), grading.answers()
+                held = frozenset(overridden(sql, *args.values()))
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
@@ -122,7 +124,7 @@ class QuestionPage(_Base):
                                question.notebook, question.cell, sorted(answers))
         self.finish(question_page(question, max_score, group_answers(written, code=False), items, answers,
                                   base, self.xsrf_token.decode(), nonce, user,
-                                  requests_section(asked, scores, max_score)))
+                                  requests_section(asked, scores, max_score), held))
 
 
     def index(self) -> None:
