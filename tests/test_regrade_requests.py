@@ -285,6 +285,14 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
                 "_xsrf": ann.locator("input[name=_xsrf]").first.get_attribute("value"), "assignment": ASSIGNMENT,
                 "question": json.dumps([NOTEBOOK, CELL]), "text": "Again?"})
             assert again.status == 400 and "already have an open request about explain_formulas" in again.text()
+            # Refused in the page itself: said at the form, which keeps what she wrote (escaped: it is hers).
+            form.get_by_label(re.compile("^Your request")).fill("x" * 30 + "</textarea><b>bold</b>")
+            form.evaluate("f => { f.querySelector('textarea').removeAttribute('maxlength');"
+                          " f.querySelector('select option[disabled]').disabled = false; }")
+            form.get_by_label("Question").select_option(label="explain_formulas: 1 / 2 points (your request is open)")
+            form.get_by_role("button", name=f"Ask about {ASSIGNMENT}").click()
+            expect(form.get_by_role("alert")).to_contain_text("Not sent: you already have an open request about")
+            assert form.get_by_label(re.compile("^Your request")).input_value() == "x" * 30 + "</textarea><b>bold</b>"
             forged = ann.request.post(f"{url}/mine/ask", form={"assignment": ASSIGNMENT, "text": "No token",
                                                                "question": json.dumps([NOTEBOOK, CODE_CELL])})
             assert forged.status == 403  # no XSRF token: refused before anything is read

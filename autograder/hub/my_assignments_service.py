@@ -114,14 +114,23 @@ def question_words(question: QuestionScore, several_notebooks: bool) -> str:
     return f"{question.cell}{where}: {question.score:g} / {question.max_score:g} points"
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A regrade request just refused: said at its assignment's form, which keeps what the student wrote."""
+
+    assignment: str
+    reason: str  # one line
+    text: str = ""
+
+
 def ask_anchor(assignment: str) -> str:
     """The id of the form that asks about `assignment`'s questions (the feedback page's strip links to it)."""
     return f"{ASK_ANCHOR}-{quote(assignment, safe='')}"
 
 
-def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: tuple[str, str] | None) -> str:
-    """A form per graded assignment to ask about one of its questions; `refused`: (assignment, the one-line reason)
-    of a request just refused, said at its form."""
+def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: Refused | None) -> str:
+    """A form per graded assignment to ask about one of its questions; `refused`: a request just refused, said at
+    its form."""
     e = html.escape
     forms = []
     for number, row in enumerate(r for r in rows if r.questions):
@@ -132,8 +141,9 @@ def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: tuple[str, str] | N
             f'{" disabled" if q.pending or (q.notebook, q.cell) in open_now else ""}>'
             f'{e(question_words(q, several))}{" (your request is open)" if (q.notebook, q.cell) in open_now else ""}'
             "</option>" for q in row.questions)
-        said = (f'<p class="refused" role="alert">Not sent: {e(refused[1])}</p>'
-                if refused and refused[0] == row.assignment else "")
+        here = refused is not None and refused.assignment == row.assignment
+        said = f'<p class="refused" role="alert">Not sent: {e(refused.reason)}</p>' if here else ""
+        kept = e(refused.text[:MAX_BODY]) if here else ""
         forms.append(
             f'<form class="ask" id="{e(ask_anchor(row.assignment))}" method="post" action="{ASK_PATH}" '
             f'aria-labelledby="ask-{number}">'
@@ -143,7 +153,7 @@ def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: tuple[str, str] | N
             f'<label for="ask-{number}-question">Question</label>'
             f'<select id="ask-{number}-question" name="question">{options}</select>'
             f'<label for="ask-{number}-text">Your request, in a sentence or two (at most {MAX_TEXT} characters)</label>'
-            f'<textarea id="ask-{number}-text" name="text" rows="3" maxlength="{MAX_TEXT}" required></textarea>'
+            f'<textarea id="ask-{number}-text" name="text" rows="3" maxlength="{MAX_TEXT}" required>{kept}</textarea>'
             f'<button type="submit">Ask about {e(row.assignment)}</button></form>')
     if not forms:
         return ""
@@ -153,11 +163,11 @@ def ask_forms(rows: list[AssignmentRow], xsrf: str, refused: tuple[str, str] | N
             "at a time.</p>" + "".join(forms) + "</section>")
 
 
-def unplaced_refusal(rows: list[AssignmentRow], refused: tuple[str, str] | None) -> str:
+def unplaced_refusal(rows: list[AssignmentRow], refused: Refused | None) -> str:
     """A refused request about an assignment that has no form here (nothing of it to ask about), said at the top."""
-    if refused is None or any(r.questions and r.assignment == refused[0] for r in rows):
+    if refused is None or any(r.questions and r.assignment == refused.assignment for r in rows):
         return ""
-    return f'<p class="refused" role="alert">Your request was not sent: {html.escape(refused[1])}</p>'
+    return f'<p class="refused" role="alert">Your request was not sent: {html.escape(refused.reason)}</p>'
 
 
 def request_state(request: Request) -> Markup:
@@ -185,7 +195,7 @@ def requests_table(rows: list[AssignmentRow]) -> str:
 
 
 def page(rows: list[AssignmentRow], student: str, course_id: str, policy: Policy, now: datetime,
-         lab_url: str, xsrf: str = "", refused: tuple[str, str] | None = None) -> str:
+         lab_url: str, xsrf: str = "", refused: Refused | None = None) -> str:
     """The whole page for `student` (their rows only); `lab_url` is their JupyterLab's (the way back); `xsrf`: the
     token the request forms carry; `refused`: a request just refused (`ask_forms`)."""
     window = window_words(policy)
@@ -308,17 +318,16 @@ def handlers(site: Site, who: type) -> list[tuple[str, type]]:
             self.check_xsrf_cookie()  # the hub's check too, whatever the application's settings
             if len(self.request.body) > MAX_BODY:
                 raise web.HTTPError(413)
-            assignment = self.get_body_argument("assignment", "")
+            assignment, text = self.get_body_argument("assignment", ""), self.get_body_argument("text", "")
             try:
-                ask(settings, self.student(), assignment, self.get_body_argument("question", ""),
-                    self.get_body_argument("text", ""))
+                ask(settings, self.student(), assignment, self.get_body_argument("question", ""), text)
             except RequestError as error:
                 self.set_status(400)
-                self.show((assignment, str(error)))
+                self.show(Refused(assignment, str(error), text))
                 return
             self.redirect(f"{self.request.path.rsplit('/', 1)[0]}/#requests", status=303)
 
-        def show(self, refused: tuple[str, str] | None = None) -> None:
+        def show(self, refused: Refused | None = None) -> None:
             now = utcnow()
             self.set_header("Cache-Control", "no-store")
             self.finish(page(self.rows(now), self.student(), course_id, policy, now, site.lab_url,
