@@ -29,6 +29,7 @@ from sqlalchemy.exc import SAWarning
 from autograder.course.nbgrader_cli import tools_on_path
 from autograder.devtools.repo import ROOT
 from tests.lms.conftest import DUE, HSA, ROSTER, RUE, STUDENTS, assign_late_penalty, run_cli, write_config
+from tests.lms.conftest import SETTINGS as CONFTEST_SETTINGS
 
 PAGE = ROOT / "docs" / "instructors" / "lms-export.md"
 # A course id of its own: the exercise order is registered per course id in the process (grades.exercise_order),
@@ -36,27 +37,9 @@ PAGE = ROOT / "docs" / "instructors" / "lms-export.md"
 COURSE_ID = "lms-samples"
 FORMATS = {"Canvas": "canvas", "Moodle": "moodle", "Blackboard Learn": "blackboard", "Brightspace": "brightspace",
            "csv": "csv"}
-SETTINGS = """\
-[canvas]
-url = "https://canvas.example.edu"
-course_id = 12345
-[canvas.assignments]
-hidden_state_activation = 501
-rnn_update_equations = 502
-
-[blackboard]
-[blackboard.columns]
-hidden_state_activation = "123456"
-rnn_update_equations = "123457"
-
-[brightspace]
-key = "both"
-[brightspace.items]
-hidden_state_activation = "Hidden State Activation"
-
-[moodle]
-identifier = "email"
-"""
+# conftest's settings, with a Canvas a reader recognises as an example.
+SETTINGS = CONFTEST_SETTINGS.replace('url = "http://127.0.0.1:9"\ncourse_id = 77',
+                                     'url = "https://canvas.example.edu"\ncourse_id = 12345')
 # The autograded points of each submission (conftest's, on the course's cells): (the cells not named score their
 # points, or 0; the cells named), and each written answer's state: a number is a score given by hand, None still
 # to be graded, "blank" left as released.
