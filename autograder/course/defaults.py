@@ -51,6 +51,7 @@ FEEDBACK = [
     "autograder.feedback.preprocessors.ClearGradeCellTracebacks",
     "autograder.feedback.preprocessors.MathAsMathML",
     "autograder.feedback.preprocessors.ScoreSummary",
+    "autograder.feedback.preprocessors.InertMarkdown",  # last: every markdown cell, the student's, made inert
 ]
 # The page is drawn by our `feedback` template (one table of points, each exercise headed by its real score, no
 # script), found here before nbgrader's own, which stays reachable after it.

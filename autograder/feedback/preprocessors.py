@@ -202,6 +202,46 @@ class ScoreSummary(_FeedbackPreprocessor):
         return nb, resources
 
 
+class InertMarkdown(_FeedbackPreprocessor):
+    """Every markdown cell as HTML that cannot run nor take the page over, the feedback's last step.
+
+    The markdown cells are the submission's: a student can edit any of them, or add one, and a markdown cell may hold
+    HTML, which nbconvert's template puts on the page as it is (a script, an image's handler, a frame, a form, a
+    style that hides the page would run or show on their own feedback page, which the formgrader and an LMS may show
+    too). So each is rendered here as the template would (nbconvert's markdown renderer, after `MathAsMathML` drew its
+    formulas and `ScoreSummary` read its headings), then kept to what only reads (`display.inert_html`, MathML
+    included), and the `feedback` template puts that HTML in place of its own rendering (`resources[INERT]`).
+    Every cell, not only the ones that differ from the release: the released narrative holds no HTML, and what it
+    holds (headings, lists, code, links, formulas) reads the same."""
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        for cell in nb.cells:
+            if cell.get("cell_type") == "markdown":
+                cell.source = inert_markdown(cell.source, cell.get("attachments") or {})
+        resources[INERT] = True
+        return nb, resources
+
+
+INERT = "autograder_inert_markdown"  # resources: the markdown cells' sources are HTML made inert (the template's key)
+
+
+def inert_markdown(markdown: str, attachments: dict) -> str:
+    """A markdown cell as inert HTML: nbconvert's rendering (as `HTMLExporter.markdown2html`, no anchor links: the
+    headings' ids go, as every `id` does) made inert."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+    from nbconvert.filters.strings import strip_files_prefix
+
+    from autograder.display.inert_html import inert_html
+
+    renderer = IPythonRenderer(escape=False, allow_harmful_protocols=False, exclude_anchor_links=True,
+                               attachments=attachments if isinstance(attachments, dict) else {})
+    try:
+        rendered = MarkdownWithMath(renderer=renderer).render(markdown)
+    except Exception:  # noqa: BLE001 - a student's cell the renderer cannot read (a broken attachment): its text
+        rendered = f"<pre>{html.escape(markdown)}</pre>"
+    return inert_html(strip_files_prefix(rendered), math=True)
+
+
 def _shown_verdict(output: NotebookNode, exercise: str) -> NotebookNode:
     lines = str(output.get("data", {}).get("text/plain", "")).rstrip("\n").split("\n")
     count = next((i for i, line in enumerate(lines) if score_line(exercise).fullmatch(line)), None)
@@ -224,23 +264,25 @@ _NUMBER = re.compile(r"(?<!\S)([\[(]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|in
 
 
 GRADERS_ONLY = "autograder.feedback.preprocessors.GradersOnly"
+INERT_MARKDOWN = "autograder.feedback.preprocessors.InertMarkdown"
 NBGRADER_DEFAULT = ["nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor"]
 
 
 def with_graders_only(config: Any) -> Any:
-    """The course's configuration with `GradersOnly` among its feedback preprocessors (a copy; the course's
-    own list if it has it): the watcher releases feedback after every attempt, and a course that forgot the
-    line in nbgrader_config.py must not turn it into an answer oracle."""
+    """The course's configuration with `GradersOnly` among its feedback preprocessors and `InertMarkdown` last (a
+    copy; the course's own list if it has them): the watcher releases feedback after every attempt, and a course
+    that forgot a line in nbgrader_config.py must not turn it into an answer oracle, nor run a student's HTML."""
     from traitlets.config import Config
 
     config = copy.deepcopy(Config(config)) if config is not None else Config()
     listed = list(config.GenerateFeedback.get("preprocessors", NBGRADER_DEFAULT))
     names = [item if isinstance(item, str) else f"{item.__module__}.{item.__name__}" for item in listed]
-    if GRADERS_ONLY in names or GradersOnly in listed:
-        return config
-    later = [i for i, name in enumerate(names)
-             if name.rsplit(".", 1)[-1] in ("ClearGradeCellTracebacks", "ScoreSummary")]
-    listed.insert(later[0] if later else len(listed), GRADERS_ONLY)
+    if not (INERT_MARKDOWN in names or InertMarkdown in listed):  # and the markdown cells made inert, last
+        listed.append(INERT_MARKDOWN)
+    if not (GRADERS_ONLY in names or GradersOnly in listed):
+        later = [i for i, name in enumerate(names)
+                 if name.rsplit(".", 1)[-1] in ("ClearGradeCellTracebacks", "ScoreSummary")]
+        listed.insert(later[0] if later else len(names), GRADERS_ONLY)
     config.GenerateFeedback.preprocessors = listed
     return config
 

@@ -79,7 +79,7 @@ def _staff_exporter(exporter: Any) -> Any:
     from nbconvert.filters.highlight import Highlight2HTML
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
-    from autograder.hub.inert_html import inert_html
+    from autograder.display.inert_html import inert_html
 
     class StaffHTMLExporter(HTMLExporter):
         def _create_environment(self):

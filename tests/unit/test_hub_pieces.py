@@ -101,7 +101,7 @@ def test_only_an_instructors_server_loads_the_staff_pages_extension(tmp_path: Pa
 
 
 def test_a_students_html_keeps_what_reads_and_loses_what_runs() -> None:
-    from autograder.hub.inert_html import inert_html
+    from autograder.display.inert_html import inert_html
 
     shown = inert_html('<h2>Title</h2><table><tr><td>1</td></tr></table><img src="data:image/png;base64,AA" '
                        'onerror="x()"><a href="javascript:x()">link</a><script>x()</script>'

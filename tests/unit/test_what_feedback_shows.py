@@ -10,7 +10,13 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
-from autograder.feedback.preprocessors import GRADERS_ONLY, OWN_OUTPUT_NOTE, GradersOnly, with_graders_only
+from autograder.feedback.preprocessors import (
+    GRADERS_ONLY,
+    INERT_MARKDOWN,
+    OWN_OUTPUT_NOTE,
+    GradersOnly,
+    with_graders_only,
+)
 from autograder.grader_support.checks import CheckFailed, check_array, check_number, plausible
 from autograder.grader_support.dependencies import alone_note
 from autograder.grader_support.exercise import GraderCase, run_case
@@ -186,6 +192,9 @@ def test_the_watchers_feedback_always_leaves_out_the_codes_output():
     summary = "autograder.feedback.preprocessors.ScoreSummary"
     config.GenerateFeedback.preprocessors = ["nbgrader.preprocessors.GetGrades", summary]
     listed = with_graders_only(config).GenerateFeedback.preprocessors
-    assert listed == ["nbgrader.preprocessors.GetGrades", GRADERS_ONLY, summary]
+    # and the markdown cells, the student's, made inert last (the page's template shows them as text without it)
+    assert listed == ["nbgrader.preprocessors.GetGrades", GRADERS_ONLY, summary, INERT_MARKDOWN]
     assert config.GenerateFeedback.preprocessors[1] == summary  # the course's own untouched
-    assert with_graders_only(Config()).GenerateFeedback.preprocessors[-1] == GRADERS_ONLY
+    assert with_graders_only(Config()).GenerateFeedback.preprocessors[-2:] == [GRADERS_ONLY, INERT_MARKDOWN]
+    config.GenerateFeedback.preprocessors = [*listed]
+    assert with_graders_only(config).GenerateFeedback.preprocessors == listed  # each once
