@@ -126,10 +126,10 @@ def practice_line(counting: Attempt | None, hand: Hand | None = None) -> Markup:
                   f"{':' if _autograded(counting, hand) else ','} {_points(counting, hand)}) still counts.")
 
 
-def superseded_lines(policy: Policy, attempt: Attempt) -> list[Markup]:
+def superseded_lines(policy: Policy, attempt: Attempt, hand: Hand | None = None) -> list[Markup]:
     """The banner an earlier attempt's page gets when a later attempt takes its place in the grade."""
     return [markup(f"Graded attempt {attempt.number}, submitted ", when(attempt.submitted),
-                   f" ({_points(attempt)})."),
+                   f" ({_points(attempt, hand, rest=False)})."),
             markup(f"It no longer counts for your grade: a later attempt does ({_rule(policy)}). "
                    "Your newest feedback says how many graded attempts are left.")]
 

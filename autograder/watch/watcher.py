@@ -396,7 +396,8 @@ class Watcher:
             # The attempt's time is when it was released: what the window counts, and what the banner says.
             now = utcnow()
             attempts = [*earlier, Attempt(attempt, entry.time, now, graded.score, graded.max_score, practice=practice)]
-            note = graded_lines(self.policy, attempts, now, self.hand(entry))
+            hand = self.hand(entry)
+            note = graded_lines(self.policy, attempts, now, hand)
             names = []
             for notebook in notebooks:
                 page = pages.get(notebook) or notice(f"{notebook}: graded 0", [
@@ -414,7 +415,7 @@ class Watcher:
                                  hints={c.grade_id: list(c.exercise.hints) for c in result.cells
                                         if c.exercise and c.exercise.hints}, practice=practice))
         self.ungraded.graded(entry.name)
-        self.tell_superseded(earlier, attempts)
+        self.tell_superseded(earlier, attempts, hand)
         # Both times, so the log shows what a student waited (a deferred submission: from its time, too).
         waited = max((utcnow() - entry.time).total_seconds(), 0.0)
         extra = f"; {entry.time_note}" if entry.time_note else ""
@@ -433,7 +434,7 @@ class Watcher:
             return None
         return None if found is None else Hand(found.max_score, found.pending_points)
 
-    def tell_superseded(self, earlier: list[Attempt], attempts: list[Attempt]) -> None:
+    def tell_superseded(self, earlier: list[Attempt], attempts: list[Attempt], hand: Hand | None = None) -> None:
         """The attempt that counted until now, when the new one takes its place: its pages say so, so that
         every feedback entry of the Assignments panel tells which attempt counts (fetching feedback again
         fetches every submission's page)."""
@@ -443,7 +444,7 @@ class Watcher:
         for name in before.pages:
             try:
                 self.exchange.replace(name, with_banner(self.exchange.released(name),
-                                                        superseded_lines(self.policy, before)))
+                                                        superseded_lines(self.policy, before, hand)))
             except OSError as exc:  # a courtesy: the new attempt's own page says what counts
                 self.log(f"could not update the feedback page {name} of an earlier attempt: {exc}")
 

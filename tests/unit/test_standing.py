@@ -77,6 +77,8 @@ def test_with_a_written_answer_the_attempt_line_says_what_the_total_adds():
         in graded
     alone = text(graded_lines(policy, attempts, T0 + timedelta(minutes=5), Hand(max_score=10, pending=0)))
     assert "(attempt 1, 9 / 10 points) counts for your grade, not this one (4 / 10 points)" in alone
+    gone = text(superseded_lines(policy, attempts[0], Hand(max_score=12, pending=2)))
+    assert gone.startswith("Graded attempt 1, submitted 2026-11-26 11:59 UTC (9 of the 10 autograded points).")
     late = [*attempts, Attempt(3, T0 + timedelta(minutes=9), T0 + timedelta(minutes=10), 10, 10, practice=True)]
     practice = text(graded_lines(policy, late, T0 + timedelta(minutes=10), Hand(max_score=12, pending=2)))
     assert "Your attempt 1 (submitted 2026-11-26 11:59 UTC: 9 of the 10 autograded points; 2 more to be graded" \
