@@ -50,12 +50,12 @@ def test_the_textbook_answers_shared_by_eight_of_sixty_are_no_evidence(small):
 
 def test_answers_that_other_students_write_together_are_worth_less_than_apart():
     # Six answers, each written by the pair (students 0 and 1) and 4 others of 100 students.
-    apart = [({0, 1} | {2 + 4 * e + i for i in range(4)}, 100) for e in range(6)]
+    apart = [({0, 1} | {2 + 4 * e + i for i in range(4)}, 5 / 99) for e in range(6)]
     # The same five others wrote them, each all but one: a style that the class shows goes together.
-    together = [({0, 1} | ({2, 3, 4, 5, 6} - {2 + e % 5}), 100) for e in range(6)]
+    together = [({0, 1} | ({2, 3, 4, 5, 6} - {2 + e % 5}), 5 / 99) for e in range(6)]
     assert set_bits(together, 6) < set_bits(apart, 6) / 2
     # A third student who handed in the whole set (a ring of three) is not taken for a style the class shares.
-    ring = [({0, 1, 2} | {3 + 3 * e + i for i in range(3)}, 100) for e in range(6)]
+    ring = [({0, 1, 2} | {3 + 3 * e + i for i in range(3)}, 5 / 99) for e in range(6)]
     assert set_bits(ring, 6) == pytest.approx(set_bits(apart, 6))
     # Some of the exercises answered alike (the pair given): a third student with the same answers is a habit
     # as likely as a ring, and is measured.

@@ -20,8 +20,10 @@ from autograder.similarity import evidence, read_class
 MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
 
 
-def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool, one_style: bool = False) -> dict:
-    labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings, one_style=one_style)
+def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool, one_style: bool = False,
+        rare: int = 1) -> dict:
+    labelled = similarity_class.plan(assignment, n, seed=seed, groups=groups, rings=rings, one_style=one_style,
+                                     rare=rare)
     checked = similarity_class.semantics_checked(assignment, labelled)
     with tempfile.TemporaryDirectory() as folder:
         similarity_class.write(Path(folder), assignment, labelled, seed=seed)
@@ -67,14 +69,17 @@ def main() -> None:
     parser.add_argument("--assignment", default="hidden_state_activation")
     parser.add_argument("--groups", type=int, default=20, help="planted pairs a class")
     parser.add_argument("--rings", type=int, default=5, help="planted groups of three a class")
+    parser.add_argument("--rare", type=int, default=1,
+                        help="planted pairs a class sharing two wrong answers of their own and nothing else")
     parser.add_argument("--no-dolos", action="store_true", help="leave Dolos out")
     parser.add_argument("--one-style", action="store_true",
                         help="each honest student keeps one style in every exercise (the harder class for precision)")
     args = parser.parse_args()
-    runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos, args.one_style)
+    runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos, args.one_style, args.rare)
             for seed in range(1, args.seeds + 1)]
     print(f"{args.assignment}: {args.n} students a class{', one style each' if args.one_style else ''}, "
-          f"{args.groups} planted pairs and {args.rings} rings of three, {args.seeds} classes (seeds "
+          f"{args.groups} planted pairs, {args.rings} rings of three and {args.rare} pairs sharing two wrong answers "
+          f"of their own, {args.seeds} classes (seeds "
           f"1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
     for r in runs:
         hits = len(r["flagged"] & r["planted"])
@@ -98,7 +103,7 @@ def main() -> None:
         for how, (found, total) in r["disguise"].items():
             before = totals.get(how, (0, 0))
             totals[how] = (before[0] + found, before[1] + total)
-    for how in similarity_class.DISGUISES:
+    for how in (*similarity_class.DISGUISES, "rare-wrong"):
         found, total = totals.get(how, (0, 0))
         print(f"  {how:13} {found}/{total}")
     print(f"median time to compare a class: {statistics.median(r['seconds'] for r in runs):.2f} s")

@@ -35,6 +35,7 @@ from autograder.similarity.program_form import effects
 # that change tokens and nothing else (`similarity_disguises`, issue 43), and all of them at once.
 DISGUISES = ("renamed", "reformatted", "reordered", "recommented", "fixed", "whole-file",
              *similarity_disguises.DISGUISES, "stacked")
+OWN_MISTAKE = "own-mistake"  # an answer's name for `own_mistake`: graded as the catalogue's wrong answers are
 SCRATCH = ["print(np.ones((3, 2)).shape)", "print(W.shape)", "np.hstack((np.ones((3, 2)), np.ones((3, 3))))",
            "x = np.arange(6).reshape(3, 2)\nx", "help(np.concatenate)", "print('ok')"]
 NOTES = ["TODO: check the shapes again", "I was not sure about the axis here, I tried both",
@@ -168,12 +169,23 @@ def textbook(assignment: str, name: str) -> Student:
     return Student(name, {e: Answer(e, "reference", code) for e, code in solution_sources(assignment).items()})
 
 
-def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int = 0, one_style: bool = False
-         ) -> LabelledClass:
+def own_mistake(code: str) -> str:
+    """The answer with a mistake of the student's own, which no catalogue answer makes: its returned value halved."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.value is not None:
+            node.value = ast.BinOp(ast.Constant(0.5), ast.Mult(), node.value)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int = 0, one_style: bool = False,
+         rare: int = 0) -> LabelledClass:
     """`size` students: honest ones, then `groups` planted pairs and `rings` planted groups of three, each
-    copier disguised one of DISGUISES' ways (in turn). With `one_style`, an honest student's style
-    (`_honest_style`'s coins) is the same in every exercise, as a person's habits are: honest students then
-    share whole sets of answers more often, the harder class for precision."""
+    copier disguised one of DISGUISES' ways (in turn; a copier who fixes a mistake copies a student who made
+    one), then `rare` planted pairs who share two wrong answers of their own (`own_mistake`, renamed by the
+    copier) and nothing else: the rest of the copier's answers are their own. With `one_style`, an honest
+    student's style (`_honest_style`'s coins) is the same in every exercise, as a person's habits are: honest
+    students then share whole sets of answers more often, the harder class for precision."""
     rng = random.Random(f"{seed}-{assignment}")
     reference = solution_sources(assignment)
     correct: dict[str, list[Answer]] = {}
@@ -182,9 +194,9 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
         correct.setdefault(answer.exercise, []).append(answer)
     for answer in wrong_answers(assignment):
         wrong.setdefault(answer.exercise, []).append(answer)
-    honest = size - groups - 2 * rings  # a pair has one copier, a ring two
-    students = []
-    for index in range(honest):
+    honest = size - groups - 2 * rings - rare  # a pair has one copier, a ring two
+
+    def answers_alone() -> dict[str, Answer]:
         p_reference, p_wrong = rng.uniform(0.15, 0.6), rng.uniform(0.0, 0.3)
         habit = rng.getrandbits(64) if one_style else 0  # drawn only then: the default classes stay as they were
         answers = {}
@@ -198,26 +210,45 @@ def plan(assignment: str, size: int, seed: int = 7, groups: int = 0, rings: int 
             else:
                 pick = rng.choice(correct[exercise])
                 answers[exercise] = Answer(exercise, pick.name, _honest_style(style, pick.code))
-        students.append(Student(f"h{index:03d}", answers))
+        return answers
+
+    students = [Student(f"h{index:03d}", answers_alone()) for index in range(honest)]
     result = LabelledClass(students)
+    wrong_labels = {a.label for answers in wrong.values() for a in answers}
     turn = 0
-    for number, source in enumerate(rng.sample(students, groups + rings)):
+    sources = rng.sample(students, groups + rings)
+    for number, source in enumerate(sources):
+        hows = [DISGUISES[(turn + k) % len(DISGUISES)] for k in range(2 if number >= groups else 1)]
+        turn += len(hows)
+        if "fixed" in hows and not any(a.label in wrong_labels for a in source.answers.values()):
+            source = rng.choice([s for s in students if s not in sources and s.group is None
+                                 and any(a.label in wrong_labels for a in s.answers.values())] or [source])
         source.group = number
         members = [source.name]
-        for _ in range(2 if number >= groups else 1):
-            how = DISGUISES[turn % len(DISGUISES)]
-            turn += 1
+        for how in hows:
             copier = copy_of(assignment, source, how, f"c{len(result.students):03d}-{how}", seed)
             result.students.append(copier)
             members.append(copier.name)
         result.groups.append(members)
         result.planted |= {frozenset((a, b)) for a in members for b in members if a < b}
+    for number, source in enumerate(rng.sample([s for s in students if s.group is None], rare), groups + rings):
+        source.group = number
+        copier = Student(f"c{len(result.students):03d}-rare-wrong", answers_alone(), group=number)
+        kept = frozenset(reference) | {"np", "numpy"}
+        for exercise in rng.sample(sorted(reference), 2):
+            mistake = Answer(exercise, OWN_MISTAKE, own_mistake(reference[exercise]))
+            source.answers[exercise] = mistake
+            copier.answers[exercise] = Answer(exercise, OWN_MISTAKE, _renamed(rng, mistake.code, kept))
+        result.students.append(copier)
+        result.groups.append([source.name, copier.name])
+        result.planted.add(frozenset((source.name, copier.name)))
     return result
 
 
 def semantics_checked(assignment: str, labelled: LabelledClass) -> tuple[int, list[str]]:
     """Every disguised answer of the planted copies run against its original (`similarity_disguises.
-    same_behaviour`: the graders' verdict, value for value), but the copier who fixed an error on purpose: how
+    same_behaviour`: the graders' verdict, value for value), but the copier who fixed an error on purpose (and of
+    a rare-wrong copier, only the mistakes copied): how
     many were checked, and one line for each that behaves otherwise (none, or the disguise is broken)."""
     by_name = {student.name: student for student in labelled.students}
     checked, broken = 0, []
@@ -227,6 +258,8 @@ def semantics_checked(assignment: str, labelled: LabelledClass) -> tuple[int, li
             if name.endswith("-fixed"):
                 continue
             for exercise, answer in by_name[name].answers.items():
+                if name.endswith("-rare-wrong") and answer.name != OWN_MISTAKE:
+                    continue  # the rare-wrong copier's own answer
                 original = source.answers[exercise].code
                 if answer.code != original:
                     checked += 1
@@ -296,7 +329,8 @@ def write(course: Path, assignment: str, labelled: LabelledClass, seed: int = 7)
     release = json.loads((release_folder / f"{assignment}.ipynb").read_text())
     built: dict[str, dict] = {}
     cache: dict = {}
-    wrong_labels = {a.label for a in wrong_answers(assignment)}
+    wrong_labels = {a.label for a in wrong_answers(assignment)} | {
+        a.label for student in labelled.students for a in student.answers.values() if a.name == OWN_MISTAKE}
     for student in labelled.students:
         source = student.notebook
         if isinstance(source, Student):

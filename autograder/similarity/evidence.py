@@ -9,21 +9,27 @@ an inverted index (feature -> students), and only the students of one posting li
 grows with how often features are shared, not with the square of the class.
 
 Answers that two students both handed in, as wholes (names, layout, comments and order aside), are weighed
-otherwise (`set_bits`): log2 of 1 / the chance that two students working alone write all of them, each
-answer's chance its share of the class given the answers before it as the class's other students show them
-(students who share a style write its answers together), less log2 of the sets of answers tried per pair.
-Counting alone cannot weigh them: a set that 2 of 60 students hand in might be 1 in 60 or 1 in a million, and a
-copy of answers that each a few students write is the second; counted rarity gives at most log2(c - 1) bits a
-feature (2.8 among 60) against a threshold of twice log2 of the class. Two such weighings: the set of answers
-to every exercise, or to all but one, when fewer than `c` students hand it in (E + 1 sets tried, for E exercises);
-and the exercises a pair answered alike, any of them (2^E subsets tried), for pairs who both wrote two
-uncommon answers.
+otherwise: by the chance that a student working alone writes as much of one of them (`set_bits`, `pair_chance.
+reach_chance`). Each answer's chance is its share of the class, given the answers before it as the class's
+other students show them (students who share a style write its answers together); the pair's answers alike sum
+to so many bits, and the chance is that of a student working alone reaching as many bits with that student's
+answers, every way (the exercises alike are not chosen in advance, but neither is a charge paid for every way
+to choose them). With style (every form but the program), a pair may share a habit, and then they write in one
+style whatever they write alike as programs: the share of pairs who do is measured in the class
+(`pair_chance.habit`), and the chance is the mixture. As programs, a second reading: mistakes no one else made
+(`pair_chance.alone_bits`), by the share of the class's pairs who share one. Counting alone cannot weigh
+answers: a set that 2 of 60 students hand in might be 1 in 60 or 1 in a million, and a copy of answers that each
+a few students write is the second; counted rarity gives at most log2(c - 1) bits a feature (2.8 among 60)
+against a threshold of twice log2 of the class. Weighed: the set of answers to every exercise, or to all but
+one, when fewer than `c` students hand it in; and the exercises a pair answered alike, for pairs who both wrote
+two uncommon answers.
 
 A pair's score is the sum, in bits, of:
 - the answers: the bits of their code (for each exercise, the bits of the fingerprints both answers have, over
   the fingerprints of the longer answer), or of the set, or of the exercises answered alike, whichever is
   most (one fact, counted once);
-- wrong answers, beyond the code's bits for that exercise (the graders tell apart answers of one bag of tokens);
+- wrong answers, beyond the code's bits for that exercise (the graders tell apart answers of one bag of tokens),
+  but not of exercises whose answers are weighed as wholes (their verdicts follow from them);
 - every other category, its shared features' bits times its weight (`Weights`), capped at `CAPS` times what
   two students alone share.
 A pair is flagged when its score reaches log2(pairs in the class) + `MARGIN`: a score in bits is log2 of 1 /
@@ -35,11 +41,12 @@ exercise (docs, "Academic integrity: similarity"; `make bench-similarity`).
 """
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from autograder.similarity.notebook_work import StudentWork
+from autograder.similarity.pair_chance import MAX_BITS, alone_bits, habit, reach_chance
 from autograder.similarity.program_form import FORMS, answer_tokens, program, seen_through
 from autograder.similarity.winnowing import fingerprints
 
@@ -70,6 +77,10 @@ MIN_ANSWERED = 3  # exercises answered, for a student's set of answers to count
 # shares 1/2 + 1/4 + 1/8 + 1/8). The text, the comparison from before disguises were seen through, keeps the
 # largest; the style form the next (it finds renamed and parenthesised copies).
 TRIES = {"program": 8, "style": 4, "loose": 8, "text": 2}
+# And as programs, a pair's answers alike are read two ways (`pair_scores`), each a share of the form's chance
+# (3/4 + 1/4): as one student's answers that another writes too, which the copy of a whole notebook reaches
+# first; and by the mistakes no one else made, which a pair sharing two rare mistakes and nothing else reaches.
+READINGS = {"given": 4 / 3, "alone": 4}
 
 
 @dataclass(frozen=True)
@@ -143,25 +154,24 @@ def information(df: int, n: int) -> float:
     return math.log2((n - 1) / max(1, df - 1))
 
 
-def set_bits(parts: list[tuple[set[int], int]], tried: int, pair: set[int] | None = None) -> float:
+def set_bits(parts: list[tuple[set[int], float]], tried: int, pair: set[int] | None = None) -> float:
     """The evidence of answers two students both handed in, each answer given as the students who wrote it and
-    how many answered its exercise (a blank notebook makes no answer likelier or rarer): log2 of 1 / the chance
-    that two students working alone write every one of them, less log2 of `tried`, the sets of answers tried
-    for every pair (a pair has that many chances).
+    its chance that another student writes it too: log2 of 1 / the chance that a student working alone writes
+    every one of them, less log2 of `tried`, the sets of answers tried for every pair (a pair has that many
+    chances).
 
     The answers are taken rarest first, each with the chance that a student who wrote an earlier one writes
     it too, as the class's other students show it: students who share a style (`result = ...` before every
     `return`, `np.dot` for `@`) write its answers together, and an answer that comes with an earlier one in the
-    class is little news (`PRIOR` students' worth of the class-wide share added, so that a rare answer, seen
-    with few others, keeps about its own `information`). Left out of that measure: the pair itself, and
+    class is little news (`PRIOR` students' worth of its own chance added, so that a rare answer, seen
+    with few others, keeps about its own). Left out of that measure: the pair itself, and
     without `pair`, whoever else handed in every answer of the set, as a ring's third member would. Given
     `pair`, a third student with these answers counts as a style: a few answers that three students share are
     as likely a habit as a ring, a whole notebook's are not."""
     total = 0.0
     done: list[set[int]] = []
     apart = set.intersection(*(holders for holders, _ in parts)) if pair is None else pair
-    for holders, answered in sorted(parts, key=lambda part: len(part[0])):
-        share = (len(holders) - 1) / max(1, answered - 1)
+    for holders, share in sorted(parts, key=lambda part: (len(part[0]), part[1])):
         chance = share
         for before in done:
             others = before - apart
@@ -239,9 +249,10 @@ class Scored:
 
     scores: dict[tuple[int, int], float]  # (indices into the works) -> score, for every pair sharing anything
     df: dict[tuple, int]  # how many students have each feature
-    set_worth: dict[tuple, float]  # the bits of each set of answers (all, all but one) that counts
+    set_worth: dict[tuple[int, int], tuple[tuple, float]]  # a pair's set of answers (all, all but one) that counts
     alike: dict[tuple[int, int], tuple[list[str], float]]  # the exercises a pair answered alike, and their bits
     form: str = "program"  # what the answers were compared as (`program_form.FORMS`)
+    alone: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # exercises answered so by the pair alone
 
 
 def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights(),
@@ -275,20 +286,68 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             index[key].append(i)
             category[key] = "answers"
             sets[key] = parts
-    exercises = len({e for whole in wholes for e in whole})
-    answering: Counter[str] = Counter()  # students who answered each exercise
-    for (exercise, _), holders in bag_holders.items():
-        answering[exercise] += len(holders)
+    answering: dict[str, int] = defaultdict(int)  # students who answered each exercise
+    alone_share: dict[str, float] = defaultdict(float)  # the share of the class's pairs who alone made a mistake
 
-    def chance_bits(items: list[tuple[str, int]], tried: int, pair: set[int] | None = None) -> float:
-        return set_bits([(bag_holders[item], answering[item[0]]) for item in items], tried, pair)
+    def wrong_alone(item: tuple[str, int]) -> bool:  # a wrong answer that two students wrote, and no one else
+        verdicts = {works[i].wrong.get(item[0]) for i in bag_holders[item]}
+        return len(bag_holders[item]) == 2 and len(verdicts) == 1 and None not in verdicts
+
+    for item, holders in bag_holders.items():
+        answering[item[0]] += len(holders)
+        alone_share[item[0]] += wrong_alone(item) / max(1, n * (n - 1) // 2)
+    # With style (every form but the program), a style is a habit some pairs share (`habit`, measured in the
+    # class): such a pair write alike in style whatever they write alike as programs.
+    programs = bags if form == "program" else [_bags(work, names, "program") for work in works]
+    program_holders: dict[tuple[str, int], int] = defaultdict(int)
+    for answers in programs:
+        for item in answers.items():
+            program_holders[item] += 1
+    shared_habit = 0.0 if form == "program" else habit(bags, programs)
+
+    def share(item: tuple[str, int]) -> float:  # the chance that another student writes this answer too
+        return (len(bag_holders[item]) - 1) / max(1, answering[item[0]] - 1)
+
+    def plain(i: int, exercise: str) -> float:  # the chance that another student writes student i's program
+        if exercise not in programs[i]:
+            return share((exercise, bags[i][exercise]))
+        return (program_holders[exercise, programs[i][exercise]] - 1) / max(1, answering[exercise] - 1)
+
+    def reached(i: int, total: float) -> float:
+        # The chance that a student working alone writes enough of student i's answers for `total` bits: with
+        # a habit of i's (its share of pairs), whatever they write as i's programs is in i's style.
+        worth = {e: -math.log2(share((e, h))) if share((e, h)) > 0 else MAX_BITS for e, h in bags[i].items()}
+        alone = reach_chance(((share((e, h)), worth[e]) for e, h in bags[i].items()), total)
+        if not shared_habit:
+            return alone
+        with_habit = reach_chance(((plain(i, e), worth[e]) for e in bags[i]), total)
+        return shared_habit * with_habit + (1 - shared_habit) * alone
+
+    def weigh(a: int, b: int, items: list[tuple[str, int]], pair: set[int] | None) -> float:
+        # As likely as a student working alone writes enough of either one's answers for as many bits
+        # (`reach_chance`: the exercises alike are not chosen in advance, but neither charged for every way to
+        # choose them), in each form (TRIES: `best_scores` takes the best of the forms).
+        total = set_bits([(bag_holders[item], share(item)) for item in items], 1, pair)
+        given = min(-math.log2(reached(i, total)) for i in (a, b))
+        if form != "program":
+            return given - math.log2(TRIES[form])
+        # As programs (style set aside), read a second way (READINGS), the better counting: by the mistakes no
+        # one else made (`alone_bits`), which a few wrong answers copied reach, and the first reading never (at
+        # most log2(n - 1) each, against a threshold of log2(n (n - 1))). Mistakes only: an unusual right
+        # answer can be a habit (a shape assertion in every exercise), a mistake no one else made is an accident.
+        alone = alone_bits(alone_share.values(), sum(map(wrong_alone, items)))
+        return max(given - math.log2(READINGS["given"]), alone - math.log2(READINGS["alone"])) - math.log2(TRIES[form])
 
     # A set counts only when few hand it in (the class shows no style or textbook that many share), and then
     # for how unlikely its answers are together, not for how few hand it in: counting alone cannot tell a set
-    # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one: E + 1 tried,
-    # times TRIES for the form (`best_scores` takes the best of the forms).
-    set_worth = {key: chance_bits(list(parts), (exercises + 1) * TRIES[form]) for key, parts in sets.items()
-                 if bits(len(index[key]), n) > 0}
+    # that 2 of 60 students hand in from one of 1 in a million. All exercises, and all but each one.
+    set_worth: dict[tuple[int, int], tuple[tuple, float]] = {}  # the pair's set that counts, and its bits
+    for key, parts in sets.items():
+        if bits(len(index[key]), n) > 0:
+            for a, b in combinations(index[key], 2):
+                worth = weigh(a, b, list(parts), None)
+                if worth > set_worth.get((a, b), ((), -math.inf))[1]:
+                    set_worth[a, b] = (key, worth)
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
     together: dict[tuple, list[int]] = defaultdict(list)  # two uncommon answers -> who wrote both
     for i, whole in enumerate(wholes):
@@ -300,22 +359,18 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for a, b in candidates:
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
         if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
-            # Any subset of the exercises might be the one a pair shares: 2^E tried, in each form.
-            alike[a, b] = ([e for e, _ in matched], chance_bits(matched, 2 ** exercises * TRIES[form], {a, b}))
+            alike[a, b] = ([e for e, _ in matched], weigh(a, b, matched, {a, b}))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
-        worth = set_worth.get(key, 0.0) if key in sets else bits(len(holders), n)
-        if worth > 0:
+        worth = bits(len(holders), n)
+        if worth > 0 and key not in sets:
             kind = category[key]
             for a, b in combinations(holders, 2):
-                if kind == "answers":  # the set and its all-but-one subsets say one thing: the rarest counts
-                    sums[a, b, kind] = max(sums[a, b, kind], worth)
-                else:
-                    sums[a, b, kind] += worth
+                sums[a, b, kind] += worth
     unit = bits(2, n)
     scores: dict[tuple[int, int], float] = defaultdict(float)  # what the notebooks share beyond the answers
     answers: dict[tuple[int, int], float] = defaultdict(float)  # what the answers' code says, one by one
-    wrong: dict[tuple[int, int], float] = defaultdict(float)
+    wrong: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)  # a pair's wrong answers, by exercise
     for (a, b, kind), total in sums.items():
         if kind.startswith("code:"):
             exercise = kind[5:]
@@ -324,22 +379,30 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             # The same wrong answer in the same code is one fact: a wrong answer counts beyond the code's bits.
             code = sums.get((a, b, "code:" + kind[6:]), 0.0)
             code = code and weights.code * code / max(sizes[a][kind[6:]], sizes[b][kind[6:]])
-            wrong[a, b] += max(0.0, weights.wrong * total - code)
-        elif kind == "answers":
-            answers[a, b] += 0.0  # weighed below, against the answers one by one
+            wrong[a, b][kind[6:]] = max(0.0, weights.wrong * total - code)
         else:
             scores[a, b] += min(CAPS[kind] * unit, getattr(weights, kind) * total)
-    for pair in alike:
+    for pair in (*alike, *set_worth):
         answers[pair] += 0.0
     for pair, total in answers.items():
         # The code of the answers, the set of them both handed in, and the exercises answered alike are one
-        # fact: whichever says most counts. Not the wrong answers: two answers of one bag of tokens can differ
-        # (`w_hh @ x_t + w_hx @ h_t_prev` is the right one's tokens, swapped), and the graders tell them apart.
-        chance = max(sums.get((*pair, "answers"), 0.0), alike.get(pair, ([], 0.0))[1])
+        # fact: whichever says most counts. Not the wrong answers of other exercises: two answers of one bag of
+        # tokens can differ (`w_hh @ x_t + w_hx @ h_t_prev` is the right one's tokens, swapped), and the graders
+        # tell them apart; but the graders' verdict on an answer weighed as a whole follows from it.
+        (key, of_set), (listed, of_alike) = set_worth.get(pair, ((), 0.0)), alike.get(pair, ([], 0.0))
+        chance = max(of_set, of_alike)
         scores[pair] += max(total, weights.answers * chance)
-    for pair, total in wrong.items():
-        scores[pair] += min(CAPS["wrong"] * unit, total)
-    return Scored(scores, {key: len(holders) for key, holders in index.items()}, set_worth, alike, form)
+        if weights.answers * chance > total:
+            whole = (listed if of_alike >= of_set else
+                     [e for e in bags[pair[0]] if key[0] == "answers" or e != key[1]])
+            for exercise in whole:
+                wrong.get(pair, {}).pop(exercise, None)
+    for pair, by_exercise in wrong.items():
+        scores[pair] += min(CAPS["wrong"] * unit, sum(by_exercise.values()))
+    alone = {pair: sorted(e for e, h in bags[pair[0]].items() if bag_holders[e, h] == set(pair))
+             for pair in (*alike, *set_worth)}
+    return Scored(scores, {key: len(holders) for key, holders in index.items()}, set_worth, alike, form,
+                  {pair: listed for pair, listed in alone.items() if listed})
 
 
 def best_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), weights: Weights = Weights()
@@ -418,8 +481,7 @@ def set_aside(mine: str, theirs: str, names: frozenset[str] = frozenset()) -> st
     seen = seen_through(program(mine, names), program(theirs, names))
     if not seen:
         return "as written"
-    listed = seen[0] if len(seen) == 1 else ", ".join(seen[:-1]) + " and " + seen[-1]
-    return f"once {listed} {'is' if len(seen) == 1 and not seen[0].endswith('s') else 'are'} set aside"
+    return f"once {_listed(seen)} {'is' if len(seen) == 1 and not seen[0].endswith('s') else 'are'} set aside"
 
 
 def _of(df: int, n: int) -> str:
@@ -445,20 +507,19 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], scored: Sco
                else ("as text, " if form == "text" else "") + aside)
         found.append(Evidence("code", worth, f"{exercise}: {share:.0%} of the code they wrote is the same {how} (its "
                               f"rarest shared part is in {_of(rarest, n)})", exercise))
-    mine, theirs = _answer_sets(_bags(a, names, form)), _answer_sets(_bags(b, names, form))
-    shared_sets = [key for key in mine if key in theirs and set_worth.get(key, 0.0) > 0]
-    if shared_sets:
-        key = max(shared_sets, key=lambda k: set_worth[k])
-        which = (f"all {len(mine[key])} exercises" if key[0] == "answers"
-                 else f"every exercise but {key[1]}")
-        found.append(Evidence("answers", weights.answers * set_worth[key], f"the same answers to {which} ({aside})"
-                              f": a set handed in by {_of(df[key], n)}, that two "
-                              f"students working alone would both write about once in {2 ** set_worth[key]:,.0f} "
+    key, worth = set_worth.get(at, ((), 0.0))
+    alone = _alone(a, b, scored.alone.get(at, []))
+    if worth > 0:
+        parts = _answer_sets(_bags(a, names, form))[key]
+        which = f"all {len(parts)} exercises" if key[0] == "answers" else f"every exercise but {key[1]}"
+        found.append(Evidence("answers", weights.answers * worth, f"the same answers to {which} ({aside})"
+                              f": a set handed in by {_of(df[key], n)}{alone}, that two "
+                              f"students working alone would both write about once in {2 ** worth:,.0f} "
                               "pairs"))
     alike, worth = scored.alike.get(at, ([], 0.0))
     if worth > 0:
         found.append(Evidence("together", weights.answers * worth, f"{len(alike)} exercises answered alike as a "
-                              f"whole ({', '.join(alike)}; {aside}), answers that "
+                              f"whole ({', '.join(alike)}; {aside}){alone}, answers that "
                               f"two students working alone would all write about once in {2 ** worth:,.0f} pairs"))
     for exercise in sorted(set(a.wrong) & set(b.wrong)):
         if a.wrong[exercise] == b.wrong[exercise]:
@@ -483,6 +544,17 @@ def _evidence(a: StudentWork, b: StudentWork, names: frozenset[str], scored: Sco
         if len(rare) > 3:
             found.append(Evidence(kind, 0.0, f"and {len(rare) - 3} more {kind.replace('_', ' ')} features shared"))
     return sorted(found, key=lambda e: -e.bits)
+
+
+def _alone(a: StudentWork, b: StudentWork, alone: list[str]) -> str:
+    """The answers alike that are wrong alike and that no one else wrote, in words (or nothing)."""
+    wrong = [e for e in alone if a.wrong.get(e) is not None and a.wrong.get(e) == b.wrong.get(e)]
+    return (f"; {_listed(wrong)} wrong alike (the graders found the same failures) and written so by no one else "
+            "in the class" if wrong else "")
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _short(sequence: str) -> str:

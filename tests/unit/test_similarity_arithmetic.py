@@ -51,14 +51,14 @@ def test_threshold_by_hand():
 
 
 def test_set_bits_by_hand():
-    # One answer that the pair and no one else of the 11 who answered wrote: log2(1 / (1/10)).
-    assert set_bits([({0, 1}, 11)], 1) == pytest.approx(3.321928, abs=1e-6)
+    # One answer that the pair and no one else of the 11 who answered wrote: its chance 1/10, log2(10).
+    assert set_bits([({0, 1}, 0.1)], 1) == pytest.approx(3.321928, abs=1e-6)
     # Two answers, each the pair and one other (not the same one): 2 x log2(1 / 0.2), less log2(2) tried.
-    assert set_bits([({0, 1, 2}, 11), ({0, 1, 3}, 11)], 2) == pytest.approx(3.643856, abs=1e-6)
+    assert set_bits([({0, 1, 2}, 0.2), ({0, 1, 3}, 0.2)], 2) == pytest.approx(3.643856, abs=1e-6)
     # The same third student wrote both: without `pair`, a ring's member (left out), as apart;
-    assert set_bits([({0, 1, 2}, 11), ({0, 1, 2}, 11)], 2) == pytest.approx(3.643856, abs=1e-6)
+    assert set_bits([({0, 1, 2}, 0.2), ({0, 1, 2}, 0.2)], 2) == pytest.approx(3.643856, abs=1e-6)
     # given the pair, a style: the second's chance is (1 + 2 x 0.2) / (1 + 2) = 0.4667, less log2(4) tried.
-    assert set_bits([({0, 1, 2}, 11), ({0, 1, 2}, 11)], 4, pair={0, 1}) == pytest.approx(1.421464, abs=1e-6)
+    assert set_bits([({0, 1, 2}, 0.2), ({0, 1, 2}, 0.2)], 4, pair={0, 1}) == pytest.approx(1.421464, abs=1e-6)
 
 
 def _works(n: int, shared: dict) -> list[StudentWork]:
@@ -140,72 +140,152 @@ def _set_class(n: int = 20, exercises: int = 3) -> list[StudentWork]:
 
 
 def test_a_shared_set_of_answers_by_hand():
-    # Three answers that the pair alone wrote, 20 students: each has the chance 1/19, as a set 3 x log2(19) bits,
-    # less log2 of the sets tried, (3 + 1) x 2 as text (TRIES: the text is half the tries), 4 x 4 with style,
-    # 4 x 8 as a program; the exercises answered alike: 2^3 x 2 tried as text. The best form counts: the text.
+    # Three answers that the pair alone wrote, 20 students: each has the chance 1/19, as a set 3 x log2(19) bits.
+    # A student working alone reaches that many bits only by writing all three, (1/19)^3: no sets tried, less
+    # log2 of the form's tries (TRIES: 2 as text, 4 with style, 8 loosely), and as a program log2(4/3) more for
+    # its reading (the other, mistakes no one else made, finds none). The best form: the text.
     works = _set_class()
     whole = 3 * math.log2(19)
     by_form = {form: pair_scores(works, form=form).scores[0, 1] for form in ("text", "style", "loose", "program")}
-    assert by_form["text"] == pytest.approx(whole - math.log2(4 * 2))
-    assert by_form["style"] == pytest.approx(whole - math.log2(4 * 4))
-    assert by_form["loose"] == pytest.approx(whole - math.log2(4 * 8))
-    assert by_form["program"] == pytest.approx(whole - math.log2(4 * 8))
+    assert by_form["text"] == pytest.approx(whole - 1)
+    assert by_form["style"] == pytest.approx(whole - 2)
+    assert by_form["loose"] == pytest.approx(whole - 3)
+    assert by_form["program"] == pytest.approx(whole - math.log2(4 / 3 * 8))
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(whole - 3) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(whole - 1) and source[0, 1].form == "text"
     assert set(scores) == {(0, 1)}  # no one else shares anything worth a bit
     # Explained, the pair's score is the one compared, and says what the set is worth.
     pair = explain(works, "s01", "s00")
-    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 3, 1))
+    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 1, 1))
     assert [(e.kind, e.text) for e in pair.evidence] == [("answers", (
         "the same answers to all 3 exercises (names, layout, comments and order aside): a set handed in by 2 of 20 "
-        "students, that two students working alone would both write about once in 857 pairs"))]  # 19^3 / 8
-    assert pair.evidence[0].bits == pytest.approx(whole - 3)
+        "students, that two students working alone would both write about once in 3,430 pairs"))]  # 19^3 / 2
+    assert pair.evidence[0].bits == pytest.approx(whole - 1)
 
 
 def test_a_set_is_worth_less_when_others_write_its_answers():
     # A third student who wrote one of the pair's answers makes it 2/19 likely: log2(19) - log2(19/2) = 1 bit less.
     works = _set_class()
     works[5].answers["e0"] = works[0].answers["e0"]
-    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 3)
-    # Two of three answers alike only: the set of all but one (E + 1 = 4 sets tried as text), 2 x log2(19) - 3.
+    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 1)
+    # Two of three answers alike only: 2 x log2(19), which a student working alone reaches only by writing both
+    # (the third answer, each one's own, no one else writes), less 1 as text.
     works = _set_class()
     works[1].answers["e2"] = "    return w_hh"
-    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 3)
+    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 1)
     assert [e.text for e in explain(works, "s00", "s01").evidence] == [
         "the same answers to every exercise but e2 (names, layout, comments and order aside): a set handed in by 2 "
-        "of 20 students, that two students working alone would both write about once in 45 pairs"]  # 19^2 / 8
+        "of 20 students, that two students working alone would both write about once in 180 pairs"]  # 19^2 / 2
+
+
+def test_a_sum_of_bits_is_reached_every_way():
+    # Student 0's answers, two of them alike with student 1's: e0 (the pair and 2 others of 20: 3/19) and e1
+    # (the pair and 4 others: 5/19); e2 the pair's and 9 others' (10/19). The pair shares e0 and e1: log2(19/3) +
+    # log2(19/5) = 4.588 bits, which a student working alone reaches by writing e0 and e1 (15/361), or e0 and e2
+    # (30/361, log2(361/30) = 3.589 bits: no), or all three: P = 3/19 x 5/19 = 0.04155, log2 = 4.589, as the sum
+    # (3/19 x 5/19 x 10/19 is inside it). On the grid of 1/32 bit, each chance's bits rounded up: the same here.
+    from autograder.similarity.pair_chance import alone_bits, reach_bits
+    assert reach_bits([3 / 19, 5 / 19, 10 / 19], math.log2(19 / 3) + math.log2(19 / 5)) == pytest.approx(
+        math.log2(361 / 15), abs=1e-9)
+    # Reaching 3.589 bits: e0 and e1, e0 and e2, e1 and e2 (log2(361/50) = 2.852: no), all three: 15/361 +
+    # 30/361 - 0 (counted once: P(e0 and (e1 or e2))) = 3/19 x (1 - 14/19 x 9/19) = 0.10371.
+    assert reach_bits([3 / 19, 5 / 19, 10 / 19], math.log2(361 / 30)) == pytest.approx(
+        -math.log2(3 / 19 * (1 - 14 / 19 * 9 / 19)), abs=1e-9)
+    # An answer no one else wrote (chance 0) is never written; nothing to reach is certain.
+    assert reach_bits([0.0, 0.5], 1.0) == pytest.approx(1.0) and reach_bits([0.5], 0.0) == 0.0
+    # Mistakes no one else made: two exercises, each with 2 such pairs of 190 (20 students): the pair's two at
+    # once, (2/190)^2; one of them, 1 - (188/190)^2.
+    assert alone_bits([2 / 190, 2 / 190, 0.0], 2) == pytest.approx(2 * math.log2(95))
+    assert alone_bits([2 / 190, 2 / 190], 1) == pytest.approx(-math.log2(1 - (188 / 190) ** 2))
+    assert alone_bits([2 / 190], 0) == 0.0 and alone_bits([0.0], 1) == 0.0
+
+
+def test_the_share_of_pairs_who_share_a_habit_by_hand():
+    # Four students, one program each in e0 and e1 (a third exercise, e2, each one's own), styles a a b b in e0
+    # and A A B B in e1. Pairs alike as programs in e0 and e1: 6; alike in style in both: (0, 1), (2, 3); by
+    # chance each style 1/3 (one other of 3 writes it), both 1/9: expected 6 x 1/9 = 2/3. pi = (2 - 2/3) / (6 -
+    # 2/3) = 1/4.
+    from autograder.similarity.pair_chance import habit
+    programs = [{"e0": 1, "e1": 2, "e2": 30 + i} for i in range(4)]
+    carried = [{"e0": a, "e1": b, "e2": 30 + i} for i, (a, b) in enumerate(((10, 20), (10, 20), (11, 21), (11, 21)))]
+    assert habit(carried, programs) == pytest.approx(0.25)
+    # Styles drawn apart (a a b b, then A B A B): no pair alike in both, fewer than chance: 0.
+    apart = [{"e0": a, "e1": b, "e2": 30 + i} for i, (a, b) in enumerate(((10, 20), (10, 21), (11, 20), (11, 21)))]
+    assert habit(apart, programs) == 0.0
+    # Students 0 and 1 alike as programs in every exercise, as a copy is: left out of the measure. e0, e1: 5
+    # pairs, 1 alike, expected 5/9; e0 or e1 with e2: only (0, 1), left out. pi = (1 - 5/9) / (5 - 5/9) = 0.1.
+    copied = [dict(answers) for answers in carried]
+    copied[1]["e2"] = copied[0]["e2"]
+    same = [dict(answers) for answers in programs]
+    same[1]["e2"] = same[0]["e2"]
+    assert habit(copied, same) == pytest.approx(0.1)
 
 
 def test_exercises_answered_alike_by_hand():
     # Two of three exercises answered alike, long enough to be fingerprinted: each exercise's code is worth
-    # log2(7) (every fingerprint the pair's alone), the exercises alike 2 x log2(19) less log2(2^3 x TRIES), the
-    # set of all but e2 2 x log2(19) less log2((3 + 1) x TRIES). One fact: the code's 2 x log2(7) counts.
+    # log2(7) (every fingerprint the pair's alone); the exercises alike (and the set of all but e2), 2 x
+    # log2(19), reached by a student working alone only by writing both, less the form's tries. One fact: the
+    # more of the code's 2 x log2(7) and the answers' counts.
     def answer(i: int, e: int) -> str:
         u = 1000 + 37 * i + 5 * e
         return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
     works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
              for i in range(20)]
-    for form, tries in (("text", 2), ("style", 4), ("loose", 8), ("program", 8)):
+    for form, tries in (("text", 2), ("style", 4), ("loose", 8), ("program", 8 * 4 / 3)):
         scored = pair_scores(works, form=form)
-        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(8 * tries)))}
-        assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(7))}
-    pair = explain(works, "s00", "s01")  # the first form to reach the best score: the program
-    aside = "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside"
+        alike = 2 * math.log2(19) - math.log2(tries)
+        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(alike))}
+        assert scored.scores == {(0, 1): pytest.approx(max(alike, 2 * math.log2(7)))}
+    pair = explain(works, "s00", "s01")  # the best: the text, 2 x log2(19) - 1
+    aside = "names, layout, comments and order aside"
     assert [(e.kind, e.text) for e in pair.evidence] == [
         ("answers", f"the same answers to every exercise but e2 ({aside}): a set handed in by 2 of 20 students, "
-                    "that two students working alone would both write about once in 11 pairs"),  # 19^2 / 32
-        ("code", "e0: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
-                 "students)"),
-        ("code", "e1: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
-                 "students)"),
+                    "that two students working alone would both write about once in 180 pairs"),  # 19^2 / 2
         ("together", f"2 exercises answered alike as a whole (e0, e1; {aside}), answers that two students working "
-                     "alone would all write about once in 6 pairs"),  # 19^2 / 64
+                     "alone would all write about once in 180 pairs"),
+        ("code", f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of "
+                 "20 students)"),
+        ("code", f"e1: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of "
+                 "20 students)"),
     ]
-    assert [e.bits for e in pair.evidence] == pytest.approx(
-        [2 * math.log2(19) - 5, math.log2(7), math.log2(7), 2 * math.log2(19) - 6])
-    # A third student with e0's answer: it is no longer uncommon together for the pair alone, and worth less.
+    assert [e.bits for e in pair.evidence] == pytest.approx([2 * math.log2(19) - 1] * 2 + [math.log2(7)] * 2)
+    # A third student with e0's answer: it is no longer uncommon (not weighed with e1 as exercises alike), but
+    # the set of all but e2 is still the pair's alone: log2(19 / 2) + log2(19), less 1 as text.
     works[7].answers["e0"] = works[0].answers["e0"]
-    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(7) + math.log2(7 / 2))
+    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(361 / 2) - 1)
+    assert pair_scores(works, form="text").alike == {}
+
+
+def test_two_mistakes_no_one_else_made_by_hand():
+    # 20 students, each with answers of their own, but 0 and 1, who wrote e0 and e1 alike, both wrong alike, and
+    # no one else did. Counted by students, 2 x log2(19) (less log2(4/3 x 8) as a program). Read as mistakes no
+    # one else made: of the class's 190 pairs, 1 shares such a mistake in e0, 1 in e1: (1/190)^2, 2 x log2(190),
+    # less log2(4) for the reading and log2(8) for the form; it counts, and the wrong answers add nothing more
+    # (the graders' verdicts on answers weighed as wholes follow from them).
+    def answer(i: int, e: int) -> str:
+        u = 1000 + 37 * i + 5 * e
+        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
+    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
+             for i in range(20)]
+    for work in works[:2]:
+        work.wrong = {"e0": "fails test 1", "e1": "fails test 2"}
+    scored = pair_scores(works, form="program")
+    assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(190) - 5))}
+    assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(190) - 5)}
+    # The same answers, right: counted by students only, 2 x log2(19) - log2(32 / 3), under the code's 2 x log2(7).
+    for work in works[:2]:
+        work.wrong = {}
+    scored = pair_scores(works, form="program")
+    assert scored.alike[0, 1][1] == pytest.approx(2 * math.log2(19) - math.log2(32 / 3))
+    assert scored.scores[0, 1] == pytest.approx(2 * math.log2(7))
+    for work in works[:2]:
+        work.wrong = {"e0": "fails test 1", "e1": "fails test 2"}
+    pair = explain(works, "s00", "s01")
+    assert pair.score == round(2 * math.log2(190) - 5, 1)
+    assert pair.evidence[0].text.endswith(
+        "a set handed in by 2 of 20 students; e0 and e1 wrong alike (the graders found the same failures) and "
+        "written so by no one else in the class, that two students working alone would both write about once in "
+        "1,128 pairs")  # 190^2 / 32
 
 
 def test_compare_returns_the_flagged_pairs_best_first_with_their_groups():
@@ -249,9 +329,9 @@ def test_a_wrong_answer_counts_beyond_its_code_and_a_long_list_is_cut():
 
 
 def test_a_pair_found_as_text_is_explained_as_text():
-    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(4 x 2) as text
-    # (fewest tries), more than the code: the text is the form the pair is found in, and the evidence says so. A
-    # shared cell id adds its log2(7) to it.
+    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less 1 as text (fewest
+    # tries), more than the code: the text is the form the pair is found in, and the evidence says so. A shared
+    # cell id adds its log2(7) to it.
     def answer(i: int, e: int) -> str:
         u = 1000 + 37 * i + 5 * e
         return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
@@ -259,11 +339,11 @@ def test_a_pair_found_as_text_is_explained_as_text():
                          created_ids={f"own{i}": "x"}) for i in range(20)]
     works[0].created_ids["both"] = works[1].created_ids["both"] = "w.shape"
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 3 + math.log2(7)) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 1 + math.log2(7)) and source[0, 1].form == "text"
     texts = [e.text for e in explain(works, "s00", "s01").evidence]
     aside = "names, layout, comments and order aside"
     assert texts[0] == (f"the same answers to all 3 exercises ({aside}): a set handed in by 2 of 20 students, that "
-                        "two students working alone would both write about once in 857 pairs")
+                        "two students working alone would both write about once in 3,430 pairs")
     assert f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of 20 " \
            "students)" in texts
     assert "cell id both… added by both (“w.shape”), in 2 of 20 notebooks" in texts
