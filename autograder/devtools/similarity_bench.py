@@ -4,8 +4,8 @@ recall of the planted pairs at the default threshold and at other margins (how M
 recall per disguise; and Dolos's on the same classes (`dolos_side`), at its usual threshold and at the one
 that gives it our precision. Figures, not assertions: the docs quote them ("Academic integrity: similarity").
 
-    python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--assignment NAME] [--no-dolos]
-        [--one-style]
+    python -m autograder.devtools.similarity_bench [--n 500] [--seeds 3] [--first-seed 1] [--assignment NAME]
+        [--no-dolos] [--one-style] [--rare 1]
 """
 
 import argparse
@@ -66,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=1, help="the first class's seed (held-out classes: 4 on)")
     parser.add_argument("--assignment", default="hidden_state_activation")
     parser.add_argument("--groups", type=int, default=20, help="planted pairs a class")
     parser.add_argument("--rings", type=int, default=5, help="planted groups of three a class")
@@ -76,11 +77,11 @@ def main() -> None:
                         help="each honest student keeps one style in every exercise (the harder class for precision)")
     args = parser.parse_args()
     runs = [run(args.assignment, args.n, seed, args.groups, args.rings, not args.no_dolos, args.one_style, args.rare)
-            for seed in range(1, args.seeds + 1)]
+            for seed in range(args.first_seed, args.first_seed + args.seeds)]
     print(f"{args.assignment}: {args.n} students a class{', one style each' if args.one_style else ''}, "
           f"{args.groups} planted pairs, {args.rings} rings of three and {args.rare} pairs sharing two wrong answers "
           f"of their own, {args.seeds} classes (seeds "
-          f"1..{args.seeds}); default margin {evidence.MARGIN:g} bits")
+          f"{args.first_seed}..{args.first_seed + args.seeds - 1}); default margin {evidence.MARGIN:g} bits")
     for r in runs:
         hits = len(r["flagged"] & r["planted"])
         print(f"  {r['seconds']:.2f} s (reading {r['read']:.2f} s), threshold {r['threshold']:g} bits: "

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from autograder.similarity.notebook_work import StudentWork
-from autograder.similarity.pair_chance import MAX_BITS, alone_bits, habit, reach_chance
+from autograder.similarity.pair_chance import alone_bits, reach_bits
 from autograder.similarity.program_form import FORMS, answer_tokens, program, seen_through
 from autograder.similarity.winnowing import fingerprints
 
@@ -296,45 +296,27 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for item, holders in bag_holders.items():
         answering[item[0]] += len(holders)
         alone_share[item[0]] += wrong_alone(item) / max(1, n * (n - 1) // 2)
-    # With style (every form but the program), a style is a habit some pairs share (`habit`, measured in the
-    # class): such a pair write alike in style whatever they write alike as programs.
-    programs = bags if form == "program" else [_bags(work, names, "program") for work in works]
-    program_holders: dict[tuple[str, int], int] = defaultdict(int)
-    for answers in programs:
-        for item in answers.items():
-            program_holders[item] += 1
-    shared_habit = 0.0 if form == "program" else habit(bags, programs)
+    exercises = len(answering)
 
     def share(item: tuple[str, int]) -> float:  # the chance that another student writes this answer too
         return (len(bag_holders[item]) - 1) / max(1, answering[item[0]] - 1)
 
-    def plain(i: int, exercise: str) -> float:  # the chance that another student writes student i's program
-        if exercise not in programs[i]:
-            return share((exercise, bags[i][exercise]))
-        return (program_holders[exercise, programs[i][exercise]] - 1) / max(1, answering[exercise] - 1)
-
-    def reached(i: int, total: float) -> float:
-        # The chance that a student working alone writes enough of student i's answers for `total` bits: with
-        # a habit of i's (its share of pairs), whatever they write as i's programs is in i's style.
-        worth = {e: -math.log2(share((e, h))) if share((e, h)) > 0 else MAX_BITS for e, h in bags[i].items()}
-        alone = reach_chance(((share((e, h)), worth[e]) for e, h in bags[i].items()), total)
-        if not shared_habit:
-            return alone
-        with_habit = reach_chance(((plain(i, e), worth[e]) for e in bags[i]), total)
-        return shared_habit * with_habit + (1 - shared_habit) * alone
-
-    def weigh(a: int, b: int, items: list[tuple[str, int]], pair: set[int] | None) -> float:
-        # As likely as a student working alone writes enough of either one's answers for as many bits
-        # (`reach_chance`: the exercises alike are not chosen in advance, but neither charged for every way to
-        # choose them), in each form (TRIES: `best_scores` takes the best of the forms).
+    def weigh(a: int, b: int, items: list[tuple[str, int]], pair: set[int] | None, tried: int) -> float:
         total = set_bits([(bag_holders[item], share(item)) for item in items], 1, pair)
-        given = min(-math.log2(reached(i, total)) for i in (a, b))
         if form != "program":
-            return given - math.log2(TRIES[form])
-        # As programs (style set aside), read a second way (READINGS), the better counting: by the mistakes no
-        # one else made (`alone_bits`), which a few wrong answers copied reach, and the first reading never (at
-        # most log2(n - 1) each, against a threshold of log2(n (n - 1))). Mistakes only: an unusual right
-        # answer can be a habit (a shape assertion in every exercise), a mistake no one else made is an accident.
+            # With style, a student's style is a habit: answers alike in style do not come exercise by exercise,
+            # and a habit can reach the program too (a shape assertion in every exercise), where the class cannot
+            # measure it. So the sets of exercises that might be alike are charged for (`tried`), a bound that
+            # holds however few exercises are alike, in each form (TRIES: `best_scores` takes the best).
+            return total - math.log2(tried * TRIES[form])
+        # As programs (style set aside), as likely as a student working alone writes enough of either one's
+        # answers for as many bits (`reach_bits`: the exercises alike are not chosen in advance, but neither
+        # charged for every way to choose them). And read a second way (READINGS), the better counting: by the
+        # mistakes no one else made (`alone_bits`), which a few wrong answers copied reach, and the first reading
+        # never (at most log2(n - 1) each, against a threshold of log2(n (n - 1))). Mistakes only: an unusual
+        # right answer can be a habit (a shape assertion in every exercise), a mistake no one else made is an
+        # accident.
+        given = min(reach_bits(map(share, bags[i].items()), total) for i in (a, b))
         alone = alone_bits(alone_share.values(), sum(map(wrong_alone, items)))
         return max(given - math.log2(READINGS["given"]), alone - math.log2(READINGS["alone"])) - math.log2(TRIES[form])
 
@@ -345,7 +327,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for key, parts in sets.items():
         if bits(len(index[key]), n) > 0:
             for a, b in combinations(index[key], 2):
-                worth = weigh(a, b, list(parts), None)
+                worth = weigh(a, b, list(parts), None, exercises + 1)
                 if worth > set_worth.get((a, b), ((), -math.inf))[1]:
                     set_worth[a, b] = (key, worth)
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
@@ -359,7 +341,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for a, b in candidates:
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
         if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
-            alike[a, b] = ([e for e, _ in matched], weigh(a, b, matched, {a, b}))
+            alike[a, b] = ([e for e, _ in matched], weigh(a, b, matched, {a, b}, 2 ** exercises))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = bits(len(holders), n)

@@ -1,18 +1,17 @@
-"""How likely two students working alone are to write answers alike as a pair did, for `evidence.pair_scores`:
-two readings of the exercises a pair answered alike (as programs), each a chance, in bits.
+"""How likely students working alone are to write answers alike as a pair did, for `evidence.pair_scores`: two
+readings of the exercises a pair answered alike as programs, each a chance, in bits.
 
 - `reach_bits`: one student's answers, each with its chance that another student writes it too (its share of
   the class), and the chance that a student working alone writes enough of them for their bits to sum to the
   pair's. The exercises a pair answered alike are not chosen in advance: not 2 to the minus the sum, but the
-  chance of reaching it, every way (exact, the exercises independent): no charge for the ways to choose them.
-- `alone_bits`: the answers no one else wrote. Counted by students, such an answer is 1 in n - 1, and two of
-  them (2 log2(n - 1) bits) never reach the threshold of log2(n (n - 1)); but the class shows how seldom two
-  of its students share an answer no one else wrote (the answers that exactly two wrote, over its pairs), and
-  two such exercises at once are that chance squared, about.
+  chance of reaching it, every way (exact, the exercises independent), and no charge for the ways to choose them.
+- `alone_bits`: mistakes no one else made. Counted by students, an answer that only a pair wrote is 1 in n - 1,
+  and two of them (2 log2(n - 1) bits) never reach the threshold of log2(n (n - 1)); but the class shows how
+  seldom two of its students share a mistake no one else made (such mistakes over its pairs), and two such
+  exercises at once are about that chance squared.
 """
 
 import functools
-import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -20,13 +19,12 @@ from collections.abc import Iterable
 # Bits are summed on a grid of this many steps a bit, each answer's rounded up: the chance of reaching a sum is
 # then never under-stated, and over-stated by at most one step an answer (6 exercises: 0.2 bits).
 STEPS = 32
-MAX_BITS = 64.0  # an answer's worth, at most (in the habit's reading, a style no one else wrote may be written)
 
 
 def alone_bits(shares: Iterable[float], alone: int) -> float:
-    """log2 of 1 / the chance that two students working alone share, in at least `alone` exercises, an answer that
-    no one else wrote, each exercise's chance (`shares`) the share of the class's pairs who do (the answers
-    that exactly two students wrote, over the pairs), the exercises independent."""
+    """log2 of 1 / the chance that two students working alone share, in at least `alone` exercises, a mistake no
+    one else made, each exercise's chance (`shares`) the share of the class's pairs who do (the wrong answers
+    that exactly two students wrote, wrong alike, over the pairs), the exercises independent."""
     at_least = [1.0] + [0.0] * alone  # at_least[k]: the chance of k such exercises or more, so far (k <= alone)
     for share in shares:
         at_least = [at_least[0]] + [at_least[k] * (1 - share) + at_least[k - 1] * share for k in range(1, alone + 1)]
@@ -56,8 +54,8 @@ def reach_chance(answers: Iterable[tuple[float, float]], total: float) -> float:
     """The chance that a student working alone writes, of one student's answers (each with its chance that another
     writes it, and its worth in bits), enough for their worth to sum to `total`: the exercises a pair answered
     alike are not chosen in advance, so not 2 to the minus `total`, but neither charged for every way to choose
-    them. Each worth is rounded up to the grid (`STEPS`), and a worth above `MAX_BITS` is `MAX_BITS`."""
-    on_grid = tuple(sorted((chance, math.ceil(min(bits, MAX_BITS) * STEPS - 1e-9)) for chance, bits in answers
+    them. Each worth is rounded up to the grid (`STEPS`); a sum beyond the most they can reach is the most."""
+    on_grid = tuple(sorted((chance, math.ceil(bits * STEPS - 1e-9)) for chance, bits in answers
                            if chance > 0))  # an answer no one else wrote is never written
     at_least = _reach(on_grid)
     k = max(0, math.ceil(total * STEPS - 1e-9))
@@ -67,46 +65,3 @@ def reach_chance(answers: Iterable[tuple[float, float]], total: float) -> float:
 def reach_bits(chances: Iterable[float], total: float) -> float:
     """`reach_chance` in bits, each answer worth its own chance's bits."""
     return -math.log2(reach_chance(((c, -math.log2(c)) for c in chances if c > 0), total))
-
-
-def habit(styled: list[dict[str, int]], programs: list[dict[str, int]]) -> float:
-    """The share of the class's pairs of students who write in one style, as the class shows it: a pair either
-    share a habit (this share of pairs), and then write alike in style whatever they write alike as programs,
-    or each writes each answer's style on their own. Among pairs who wrote the same programs in two exercises,
-    those alike in style in both are `pi` + (1 - `pi`) r1 r2, r the chance of each answer's style among the
-    students of its program: `pi` by the moments, in [0, 1]. `styled` and `programs`: each student's answers
-    (exercise -> answer) in the form and as programs."""
-    program_holders: dict[tuple[str, int], int] = defaultdict(int)
-    styled_holders: dict[tuple[str, int], int] = defaultdict(int)
-    for mine, theirs in zip(styled, programs, strict=True):
-        for item in mine.items():
-            styled_holders[item] += 1
-        for item in theirs.items():
-            program_holders[item] += 1
-
-    def chance(i: int, exercise: str) -> float:  # student i's style among the students of their program
-        return ((styled_holders[exercise, styled[i][exercise]] - 1)
-                / max(1, program_holders[exercise, programs[i][exercise]] - 1))
-
-    exercises = sorted({e for mine in styled for e in mine})
-    whole = [tuple(sorted(theirs.items())) for theirs in programs]
-    pairs = alike = expected = 0.0
-    for first, second in itertools.combinations(exercises, 2):
-        for sign, in_all in ((1, False), (-1, True)):
-            # Pairs alike as programs in both exercises; less those alike as programs in every exercise, what
-            # a copy is: the pairs under suspicion are no measure of honest habits.
-            groups: dict[tuple, list[int]] = defaultdict(list)
-            for i, (mine, theirs) in enumerate(zip(styled, programs, strict=True)):
-                if all(e in mine and e in theirs for e in (first, second)):
-                    groups[whole[i] if in_all else (theirs[first], theirs[second])].append(i)
-            for members in groups.values():
-                m = len(members)
-                pairs += sign * m * (m - 1) / 2
-                kinds: dict[tuple, int] = defaultdict(int)
-                for i in members:
-                    kinds[styled[i][first], styled[i][second]] += 1
-                alike += sign * sum(k * (k - 1) / 2 for k in kinds.values())
-                expected += sign * (m - 1) / 2 * sum(chance(i, first) * chance(i, second) for i in members)
-    if pairs <= expected:
-        return 0.0
-    return min(1.0, max(0.0, (alike - expected) / (pairs - expected)))

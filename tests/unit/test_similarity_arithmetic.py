@@ -141,41 +141,41 @@ def _set_class(n: int = 20, exercises: int = 3) -> list[StudentWork]:
 
 def test_a_shared_set_of_answers_by_hand():
     # Three answers that the pair alone wrote, 20 students: each has the chance 1/19, as a set 3 x log2(19) bits.
-    # A student working alone reaches that many bits only by writing all three, (1/19)^3: no sets tried, less
-    # log2 of the form's tries (TRIES: 2 as text, 4 with style, 8 loosely), and as a program log2(4/3) more for
-    # its reading (the other, mistakes no one else made, finds none). The best form: the text.
+    # With style, less log2 of the sets tried, (3 + 1) x 2 as text (TRIES: the text is half the tries), 4 x 4
+    # with style, 4 x 8 loosely. As a program, no sets tried: a student working alone reaches 3 x log2(19) bits
+    # only by writing all three, (1/19)^3, less log2(4/3) for the reading (the other, mistakes no one else made,
+    # finds none) and log2(8) for the form. The best form: the text.
     works = _set_class()
     whole = 3 * math.log2(19)
     by_form = {form: pair_scores(works, form=form).scores[0, 1] for form in ("text", "style", "loose", "program")}
-    assert by_form["text"] == pytest.approx(whole - 1)
-    assert by_form["style"] == pytest.approx(whole - 2)
-    assert by_form["loose"] == pytest.approx(whole - 3)
+    assert by_form["text"] == pytest.approx(whole - math.log2(4 * 2))
+    assert by_form["style"] == pytest.approx(whole - math.log2(4 * 4))
+    assert by_form["loose"] == pytest.approx(whole - math.log2(4 * 8))
     assert by_form["program"] == pytest.approx(whole - math.log2(4 / 3 * 8))
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(whole - 1) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(whole - 3) and source[0, 1].form == "text"
     assert set(scores) == {(0, 1)}  # no one else shares anything worth a bit
     # Explained, the pair's score is the one compared, and says what the set is worth.
     pair = explain(works, "s01", "s00")
-    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 1, 1))
+    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 3, 1))
     assert [(e.kind, e.text) for e in pair.evidence] == [("answers", (
         "the same answers to all 3 exercises (names, layout, comments and order aside): a set handed in by 2 of 20 "
-        "students, that two students working alone would both write about once in 3,430 pairs"))]  # 19^3 / 2
-    assert pair.evidence[0].bits == pytest.approx(whole - 1)
+        "students, that two students working alone would both write about once in 857 pairs"))]  # 19^3 / 8
+    assert pair.evidence[0].bits == pytest.approx(whole - 3)
 
 
 def test_a_set_is_worth_less_when_others_write_its_answers():
     # A third student who wrote one of the pair's answers makes it 2/19 likely: log2(19) - log2(19/2) = 1 bit less.
     works = _set_class()
     works[5].answers["e0"] = works[0].answers["e0"]
-    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 1)
-    # Two of three answers alike only: 2 x log2(19), which a student working alone reaches only by writing both
-    # (the third answer, each one's own, no one else writes), less 1 as text.
+    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 3)
+    # Two of three answers alike only: the set of all but one (E + 1 = 4 sets tried as text), 2 x log2(19) - 3.
     works = _set_class()
     works[1].answers["e2"] = "    return w_hh"
-    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 1)
+    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 3)
     assert [e.text for e in explain(works, "s00", "s01").evidence] == [
         "the same answers to every exercise but e2 (names, layout, comments and order aside): a set handed in by 2 "
-        "of 20 students, that two students working alone would both write about once in 180 pairs"]  # 19^2 / 2
+        "of 20 students, that two students working alone would both write about once in 45 pairs"]  # 19^2 / 8
 
 
 def test_a_sum_of_bits_is_reached_every_way():
@@ -191,6 +191,12 @@ def test_a_sum_of_bits_is_reached_every_way():
     # 30/361 - 0 (counted once: P(e0 and (e1 or e2))) = 3/19 x (1 - 14/19 x 9/19) = 0.10371.
     assert reach_bits([3 / 19, 5 / 19, 10 / 19], math.log2(361 / 30)) == pytest.approx(
         -math.log2(3 / 19 * (1 - 14 / 19 * 9 / 19)), abs=1e-9)
+    # Answers worth other than their chance's bits: 3.5 bits only with both (1/2 x 1/4); 3 bits with the first,
+    # whatever the second; beyond the most they can reach, the most (4 bits: both).
+    from autograder.similarity.pair_chance import reach_chance
+    assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 3.5) == pytest.approx(0.125)
+    assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 3.0) == pytest.approx(0.5)
+    assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 9.0) == pytest.approx(0.125)
     # An answer no one else wrote (chance 0) is never written; nothing to reach is certain.
     assert reach_bits([0.0, 0.5], 1.0) == pytest.approx(1.0) and reach_bits([0.5], 0.0) == 0.0
     # Mistakes no one else made: two exercises, each with 2 such pairs of 190 (20 students): the pair's two at
@@ -200,59 +206,42 @@ def test_a_sum_of_bits_is_reached_every_way():
     assert alone_bits([2 / 190], 0) == 0.0 and alone_bits([0.0], 1) == 0.0
 
 
-def test_the_share_of_pairs_who_share_a_habit_by_hand():
-    # Four students, one program each in e0 and e1 (a third exercise, e2, each one's own), styles a a b b in e0
-    # and A A B B in e1. Pairs alike as programs in e0 and e1: 6; alike in style in both: (0, 1), (2, 3); by
-    # chance each style 1/3 (one other of 3 writes it), both 1/9: expected 6 x 1/9 = 2/3. pi = (2 - 2/3) / (6 -
-    # 2/3) = 1/4.
-    from autograder.similarity.pair_chance import habit
-    programs = [{"e0": 1, "e1": 2, "e2": 30 + i} for i in range(4)]
-    carried = [{"e0": a, "e1": b, "e2": 30 + i} for i, (a, b) in enumerate(((10, 20), (10, 20), (11, 21), (11, 21)))]
-    assert habit(carried, programs) == pytest.approx(0.25)
-    # Styles drawn apart (a a b b, then A B A B): no pair alike in both, fewer than chance: 0.
-    apart = [{"e0": a, "e1": b, "e2": 30 + i} for i, (a, b) in enumerate(((10, 20), (10, 21), (11, 20), (11, 21)))]
-    assert habit(apart, programs) == 0.0
-    # Students 0 and 1 alike as programs in every exercise, as a copy is: left out of the measure. e0, e1: 5
-    # pairs, 1 alike, expected 5/9; e0 or e1 with e2: only (0, 1), left out. pi = (1 - 5/9) / (5 - 5/9) = 0.1.
-    copied = [dict(answers) for answers in carried]
-    copied[1]["e2"] = copied[0]["e2"]
-    same = [dict(answers) for answers in programs]
-    same[1]["e2"] = same[0]["e2"]
-    assert habit(copied, same) == pytest.approx(0.1)
-
-
 def test_exercises_answered_alike_by_hand():
     # Two of three exercises answered alike, long enough to be fingerprinted: each exercise's code is worth
-    # log2(7) (every fingerprint the pair's alone); the exercises alike (and the set of all but e2), 2 x
-    # log2(19), reached by a student working alone only by writing both, less the form's tries. One fact: the
-    # more of the code's 2 x log2(7) and the answers' counts.
+    # log2(7) (every fingerprint the pair's alone); with style, the exercises alike 2 x log2(19) less log2(2^3 x
+    # TRIES). One fact: the code's 2 x log2(7) counts.
     def answer(i: int, e: int) -> str:
         u = 1000 + 37 * i + 5 * e
         return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
     works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
              for i in range(20)]
-    for form, tries in (("text", 2), ("style", 4), ("loose", 8), ("program", 8 * 4 / 3)):
+    for form, tries in (("text", 2), ("style", 4), ("loose", 8)):
         scored = pair_scores(works, form=form)
-        alike = 2 * math.log2(19) - math.log2(tries)
-        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(alike))}
-        assert scored.scores == {(0, 1): pytest.approx(max(alike, 2 * math.log2(7)))}
-    pair = explain(works, "s00", "s01")  # the best: the text, 2 x log2(19) - 1
-    aside = "names, layout, comments and order aside"
+        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(8 * tries)))}
+        assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(7))}
+    # As a program, the two answers alike are as likely as a student working alone writes both of either one's
+    # answers (the third, each one's own, no one else writes): (1/19)^2, less log2(4/3 x 8); the set of all but
+    # e2 the same.
+    scored = pair_scores(works, form="program")
+    assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(4 / 3 * 8)))}
+    assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(7))}
+    pair = explain(works, "s00", "s01")  # the first form to reach the best score: the program
+    aside = "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside"
     assert [(e.kind, e.text) for e in pair.evidence] == [
         ("answers", f"the same answers to every exercise but e2 ({aside}): a set handed in by 2 of 20 students, "
-                    "that two students working alone would both write about once in 180 pairs"),  # 19^2 / 2
+                    "that two students working alone would both write about once in 34 pairs"),  # 19^2 / (32 / 3)
         ("together", f"2 exercises answered alike as a whole (e0, e1; {aside}), answers that two students working "
-                     "alone would all write about once in 180 pairs"),
-        ("code", f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of "
-                 "20 students)"),
-        ("code", f"e1: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of "
-                 "20 students)"),
+                     "alone would all write about once in 34 pairs"),
+        ("code", "e0: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
+                 "students)"),
+        ("code", "e1: 100% of the code they wrote is the same as written (its rarest shared part is in 2 of 20 "
+                 "students)"),
     ]
-    assert [e.bits for e in pair.evidence] == pytest.approx([2 * math.log2(19) - 1] * 2 + [math.log2(7)] * 2)
-    # A third student with e0's answer: it is no longer uncommon (not weighed with e1 as exercises alike), but
-    # the set of all but e2 is still the pair's alone: log2(19 / 2) + log2(19), less 1 as text.
+    assert [e.bits for e in pair.evidence] == pytest.approx(
+        [2 * math.log2(19) - math.log2(32 / 3)] * 2 + [math.log2(7)] * 2)
+    # A third student with e0's answer: it is no longer uncommon together for the pair alone, and worth less.
     works[7].answers["e0"] = works[0].answers["e0"]
-    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(361 / 2) - 1)
+    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(math.log2(7) + math.log2(7 / 2))
     assert pair_scores(works, form="text").alike == {}
 
 
@@ -329,9 +318,9 @@ def test_a_wrong_answer_counts_beyond_its_code_and_a_long_list_is_cut():
 
 
 def test_a_pair_found_as_text_is_explained_as_text():
-    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less 1 as text (fewest
-    # tries), more than the code: the text is the form the pair is found in, and the evidence says so. A shared
-    # cell id adds its log2(7) to it.
+    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(4 x 2) as text
+    # (fewest tries), more than the code: the text is the form the pair is found in, and the evidence says so. A
+    # shared cell id adds its log2(7) to it.
     def answer(i: int, e: int) -> str:
         u = 1000 + 37 * i + 5 * e
         return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
@@ -339,11 +328,11 @@ def test_a_pair_found_as_text_is_explained_as_text():
                          created_ids={f"own{i}": "x"}) for i in range(20)]
     works[0].created_ids["both"] = works[1].created_ids["both"] = "w.shape"
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 1 + math.log2(7)) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 3 + math.log2(7)) and source[0, 1].form == "text"
     texts = [e.text for e in explain(works, "s00", "s01").evidence]
     aside = "names, layout, comments and order aside"
     assert texts[0] == (f"the same answers to all 3 exercises ({aside}): a set handed in by 2 of 20 students, that "
-                        "two students working alone would both write about once in 3,430 pairs")
+                        "two students working alone would both write about once in 857 pairs")
     assert f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of 20 " \
            "students)" in texts
     assert "cell id both… added by both (“w.shape”), in 2 of 20 notebooks" in texts
