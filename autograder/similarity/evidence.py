@@ -9,15 +9,14 @@ an inverted index (feature -> students), and only the students of one posting li
 grows with how often features are shared, not with the square of the class.
 
 Answers that two students both handed in, as wholes (names, layout, comments and order aside), are weighed
-otherwise: by the chance that a student working alone writes as much of one of them (`set_bits`, `pair_chance.
-reach_chance`). Each answer's chance is its share of the class, given the answers before it as the class's
-other students show them (students who share a style write its answers together); the pair's answers alike sum
-to so many bits, and the chance is that of a student working alone reaching as many bits with that student's
-answers, every way (the exercises alike are not chosen in advance, but neither is a charge paid for every way
-to choose them). With style (every form but the program), a pair may share a habit, and then they write in one
-style whatever they write alike as programs: the share of pairs who do is measured in the class
-(`pair_chance.habit`), and the chance is the mixture. As programs, a second reading: mistakes no one else made
-(`pair_chance.alone_bits`), by the share of the class's pairs who share one. Counting alone cannot weigh
+otherwise (`set_bits`): each answer's chance is its share of the class, given the answers before it as the
+class's other students show them (students who share a style write its answers together), and the pair's
+answers alike sum to so many bits. As programs, the chance is that of a student working alone reaching as
+many bits with either one's answers, every way (`pair_chance.reach_bits`: the exercises alike are not chosen in
+advance, but neither is a charge paid for every way to choose them), and a second reading counts mistakes no one
+else made (`pair_chance.alone_bits`, by the share of the class's pairs who share one). With style (the other
+forms), a student's style is a habit that no exercise-by-exercise chance measures, so the sets that might be
+alike are charged for: E + 1 (every exercise, or all but one) or 2^E (any of them). Counting alone cannot weigh
 answers: a set that 2 of 60 students hand in might be 1 in 60 or 1 in a million, and a copy of answers that each
 a few students write is the second; counted rarity gives at most log2(c - 1) bits a feature (2.8 among 60)
 against a threshold of twice log2 of the class. Weighed: the set of answers to every exercise, or to all but
@@ -284,7 +283,6 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
             bag_holders[item].add(i)
         for key, parts in _answer_sets(bags[i]).items():
             index[key].append(i)
-            category[key] = "answers"
             sets[key] = parts
     answering: dict[str, int] = defaultdict(int)  # students who answered each exercise
     alone_share: dict[str, float] = defaultdict(float)  # the share of the class's pairs who alone made a mistake

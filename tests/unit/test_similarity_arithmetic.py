@@ -77,6 +77,8 @@ def test_a_category_is_capped_and_outputs_count_half():
     assert pair_scores(ids).scores[0, 1] == pytest.approx(2 * unit)  # five shared ids, capped at two's worth
     outputs = _works(n, {"outputs": {"out": "(3, 5)"}})
     assert pair_scores(outputs).scores[0, 1] == pytest.approx(0.5 * unit)
+    both = _works(n, {"created_ids": {f"id{k}": "cell" for k in range(5)}, "outputs": {"out": "(3, 5)"}})
+    assert pair_scores(both).scores[0, 1] == pytest.approx(2.5 * unit)  # the categories add up
     wrong = _works(n, {"wrong": {"sigmoid": "a", "formula_1": "b"}})
     assert pair_scores(wrong).scores[0, 1] == pytest.approx(unit)  # two shared wrong answers, capped at one
 
@@ -197,6 +199,10 @@ def test_a_sum_of_bits_is_reached_every_way():
     assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 3.5) == pytest.approx(0.125)
     assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 3.0) == pytest.approx(0.5)
     assert reach_chance([(0.5, 3.0), (0.25, 1.0)], 9.0) == pytest.approx(0.125)
+    # Each answer's bits rounded up to the grid, never more: three answers of 1 bit reach 2 + 1/64 bits only all
+    # three (1/8); an answer of chance 0 is left out, not counted as reaching nothing (3 bits: the most, 1/2).
+    assert reach_chance([(0.5, 1.0)] * 3, 2 + 1 / 64) == pytest.approx(1 / 8)
+    assert reach_chance([(0.0, 5.0), (0.5, 1.0)], 3.0) == pytest.approx(0.5)
     # An answer no one else wrote (chance 0) is never written; nothing to reach is certain.
     assert reach_bits([0.0, 0.5], 1.0) == pytest.approx(1.0) and reach_bits([0.5], 0.0) == 0.0
     # Mistakes no one else made: two exercises, each with 2 such pairs of 190 (20 students): the pair's two at
@@ -261,6 +267,12 @@ def test_two_mistakes_no_one_else_made_by_hand():
     scored = pair_scores(works, form="program")
     assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(190) - 5))}
     assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(190) - 5)}
+    # Two more students, 4 and 5, who made another mistake in e0 no one else made: 2 of 190 pairs in e0, 1 in e1,
+    # (2/190) x (1/190) for the pair's two.
+    alike_too = [StudentWork(w.student, answers=dict(w.answers), wrong=dict(w.wrong)) for w in works]
+    for work in alike_too[4:6]:
+        work.answers["e0"], work.wrong = answer(4, 0), {"e0": "fails test 3"}
+    assert pair_scores(alike_too, form="program").scores[0, 1] == pytest.approx(math.log2(190 * 190 / 2) - 5)
     # The same answers, right: counted by students only, 2 x log2(19) - log2(32 / 3), under the code's 2 x log2(7).
     for work in works[:2]:
         work.wrong = {}
