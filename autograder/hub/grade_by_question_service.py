@@ -97,21 +97,22 @@ class QuestionPage(_Base):
             return
         args = {k: self.get_argument(k, "") for k in ("assignment", "notebook", "cell")}
         question = self.question(args)
+        key = (question.assignment, question.notebook, question.cell)
         from autograder.grades.outbox import SessionSql
 
         with self.course.session() as session:
             sql = SessionSql(session)
-            found = question_points(sql, *args.values())
+            found = question_points(sql, *key)
             if found is None:
                 raise web.HTTPError(404, f"{question.assignment} has no grade cell {question.cell!r} in "
                                          f"{question.notebook}")
             max_score, by_hand = found
-            asked = requests_about(sql, *args.values())
-            scores = question_scores(sql, *args.values(), {r.student for r in asked})
+            asked = requests_about(sql, *key)
+            scores = question_scores(sql, *key, {r.student for r in asked})
             if by_hand:
                 grading = self.course.grading(session, question, user)
                 items, answers = grading.items(), grading.answers()
-                held = frozenset(overridden(sql, *args.values()))
+                held = frozenset(overridden(sql, *key))
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
