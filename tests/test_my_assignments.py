@@ -77,8 +77,10 @@ def test_the_counted_attempt_says_what_the_gradebook_holds_after_late_credit():
     assert "Your grade" not in text_of(counts_cell(on_time, "latest"))
     # A written answer still to be graded: the grade's maximum is the whole assignment's, as the LMS is sent.
     (waiting,) = assignment_rows("ann", ["hw1"], {"hw1": None}, records, Policy(), RULES, NOW, held(8.0, 12.0, 2.0))
-    assert "Your grade: 8 / 12 points; 2 of them still to be graded by your instructor" in \
-        text_of(counts_cell(waiting, "latest"))
+    shown = text_of(counts_cell(waiting, "latest"))
+    assert "Your grade: 8 / 12 points; 2 of them still to be graded by your instructor" in shown
+    # The attempt's own points named as autograded, in the feedback banner's words, never "8 / 10" beside "/ 12".
+    assert "Attempt 1: 8 of the 10 autograded points (submitted" in shown and "8 / 10" not in shown
 
 
 def test_the_best_or_the_latest_attempt_counts_as_the_course_says():

@@ -36,7 +36,7 @@ from autograder.display.page_markup import LOCAL_TIMES, Markup, markup, when
 from autograder.display.terminal import count
 from autograder.hub.my_assignments import AssignmentRow
 from autograder.watch.attempt_policy import Policy
-from autograder.watch.standing import window_words
+from autograder.watch.standing import Hand, attempt_points, hand_graded_too, window_words
 
 FEEDBACK_PATH = "feedback"  # <prefix>feedback/<assignment>/<attempt>/<page number>: the latest attempt's pages
 # The watcher's page names: nbgrader's notebook hash (hex), `.html`; anything else in the ledger is not served.
@@ -83,7 +83,11 @@ def counts_cell(row: AssignmentRow, counts: str) -> Markup:
         return markup("None: your attempts arrived after your last late deadline (practice: graded for feedback, "
                       "not counted).")
     attempt = row.counting
-    said = markup(f"Attempt {attempt.number}, {attempt.score:g} / {attempt.max_score:g} points (submitted ",
+    # The attempt's points in the feedback banner's words: "40 of the 46 autograded points" where the grade
+    # also counts answers graded by hand, so that no one reads 40 / 46 beside a total out of 48.
+    hand = Hand(row.grade_max, row.pending) if row.grade_max is not None else None
+    said = markup(f"Attempt {attempt.number}{':' if hand_graded_too(attempt, hand) else ','} "
+                  f"{attempt_points(attempt, hand, rest=False)} (submitted ",
                   when(attempt.submitted), f"; your {counts} graded attempt counts).")
     if row.grade is None or row.grade_max is None:
         return said

@@ -66,15 +66,15 @@ def _rule(policy: Policy) -> str:
     return f"your {'best' if policy.counts == 'best' else 'latest'} graded attempt counts"
 
 
-def _autograded(attempt: Attempt, hand: Hand | None) -> bool:
+def hand_graded_too(attempt: Attempt, hand: Hand | None) -> bool:
     """Whether the grade counts more than the attempt's autograded points (answers graded by hand)."""
     return hand is not None and hand.max_score > attempt.max_score
 
 
-def _points(attempt: Attempt, hand: Hand | None = None, rest: bool = True) -> str:
+def attempt_points(attempt: Attempt, hand: Hand | None = None, rest: bool = True) -> str:
     """The attempt's points as the page's total counts them: with answers graded by hand in the assignment,
     "40 of the 46 autograded points; 2 more to be graded by your instructor" (`rest`: with what the total adds)."""
-    if not _autograded(attempt, hand):
+    if not hand_graded_too(attempt, hand):
         return f"{attempt.score:g} / {attempt.max_score:g} points"
     said = f"{attempt.score:g} of the {attempt.max_score:g} autograded points"
     if not rest:
@@ -109,10 +109,10 @@ def graded_lines(policy: Policy, attempts: list[Attempt], now: datetime, hand: H
                   + (": your best so far" if policy.counts == "best" and len(attempts) > 1 else "")
                   + f" ({_rule(policy)}).")
     else:
-        named = f"attempt {best.number}: {_points(best, hand)}" if _autograded(best, hand) else \
-            f"attempt {best.number}, {_points(best)}"
+        named = f"attempt {best.number}: {attempt_points(best, hand)}" if hand_graded_too(best, hand) else \
+            f"attempt {best.number}, {attempt_points(best)}"
         second = (f"Your best attempt ({named}) counts for your grade, not this one "
-                  f"({_points(this, hand, rest=False)}): {_rule(policy)}.")
+                  f"({attempt_points(this, hand, rest=False)}): {_rule(policy)}.")
     return [first, markup(second)]
 
 
@@ -123,13 +123,13 @@ def practice_line(counting: Attempt | None, hand: Hand | None = None) -> Markup:
     if counting is None:
         return markup(why + "None of your attempts arrived before that deadline, so none counts.")
     return markup(why + f"Your attempt {counting.number} (submitted ", when(counting.submitted),
-                  f"{':' if _autograded(counting, hand) else ','} {_points(counting, hand)}) still counts.")
+                  f"{':' if hand_graded_too(counting, hand) else ','} {attempt_points(counting, hand)}) still counts.")
 
 
 def superseded_lines(policy: Policy, attempt: Attempt, hand: Hand | None = None) -> list[Markup]:
     """The banner an earlier attempt's page gets when a later attempt takes its place in the grade."""
     return [markup(f"Graded attempt {attempt.number}, submitted ", when(attempt.submitted),
-                   f" ({_points(attempt, hand, rest=False)})."),
+                   f" ({attempt_points(attempt, hand, rest=False)})."),
             markup(f"It no longer counts for your grade: a later attempt does ({_rule(policy)}). "
                    "Your newest feedback says how many graded attempts are left.")]
 
@@ -145,5 +145,5 @@ def waiting_lines(policy: Policy, assignment: str, submitted: datetime, slot: da
     best = counted(policy, attempts)
     if best is not None:
         lines.append(markup(f"Until then, attempt {best.number} (submitted ", when(best.submitted),
-                            f", {_points(best)}) counts for your grade ({_rule(policy)})."))
+                            f", {attempt_points(best)}) counts for your grade ({_rule(policy)})."))
     return lines
