@@ -348,6 +348,8 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
     assert "Answered by prof:" in answer and "You are right: your answer names both blocks." in answer
     assert "Your score for explain_formulas changed from 1 to 2 points." in answer
     assert "It is: 1e-6, as the notebook says. Your score is unchanged." in " ".join(answer.split())
+    # The exercise's name, as the feedback page names it, never its grade cell's id.
+    assert f"{ASSIGNMENT}: {CODE_CELL.removeprefix('test_')}" in answer and CODE_CELL not in page_text
     assert "Your grade: 9 / 9 points" in page_text  # 7 autograded + 2 written, as the gradebook and the LMS hold it
     with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
         (event,) = Exceptions(gb, LateRules()).events("ann")

@@ -35,6 +35,7 @@ from autograder.by_question.regrade_requests import MAX_TEXT, QuestionScore, Req
 from autograder.display.page_markup import LOCAL_TIMES, Markup, markup, when
 from autograder.display.terminal import count
 from autograder.hub.my_assignments import AssignmentRow
+from autograder.nbgrader_glue.notebook import exercise_label
 from autograder.watch.attempt_policy import Policy
 from autograder.watch.standing import Hand, attempt_points, hand_graded_too, window_words
 
@@ -114,8 +115,8 @@ def feedback_cell(row: AssignmentRow) -> Markup:
 def question_words(question: QuestionScore, several_notebooks: bool) -> str:
     where = f" ({question.notebook})" if several_notebooks else ""
     if question.pending:
-        return f"{question.cell}{where}: not graded yet"
-    return f"{question.cell}{where}: {question.score:g} / {question.max_score:g} points"
+        return f"{exercise_label(question.cell)}{where}: not graded yet"
+    return f"{exercise_label(question.cell)}{where}: {question.score:g} / {question.max_score:g} points"
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ def request_state(request: Request) -> Markup:
     e = html.escape
     if request.open:
         return markup("Open: waiting for your instructor's answer.")
-    changed = (f" Your score for {e(request.cell)} changed from {request.score_before:g} to "
+    changed = (f" Your score for {e(exercise_label(request.cell))} changed from {request.score_before:g} to "
                f"{request.score_after:g} points." if request.score_after is not None else " Your score is unchanged.")
     return Markup(f'Answered by {e(request.answered_by or "")}: <p class="said">{e(request.answer or "")}</p>'
                   f"{changed}")
@@ -190,7 +191,7 @@ def requests_table(rows: list[AssignmentRow]) -> str:
         return ""
     e = html.escape
     body = "".join(
-        f'<tr><td>{e(r.assignment)}: {e(r.cell)}</td><td><p class="said">{e(r.text)}</p></td>'
+        f'<tr><td>{e(r.assignment)}: {e(exercise_label(r.cell))}</td><td><p class="said">{e(r.text)}</p></td>'
         f"<td>{request_state(r)}</td></tr>" for r in asked)
     return ('<section aria-labelledby="requests"><h2 id="requests">Your requests</h2><table>'
             "<caption>Your regrade requests, newest first</caption><thead><tr><th scope=\"col\">Question</th>"

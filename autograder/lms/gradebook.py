@@ -35,8 +35,9 @@ class Exercise:
 
     @property
     def label(self) -> str:
-        # Grade cells are named after the test they run (`test_sigmoid`); the exercise is `sigmoid`.
-        return self.cell.removeprefix("test_")
+        from autograder.nbgrader_glue.notebook import exercise_label
+
+        return exercise_label(self.cell)
 
 
 @dataclass(frozen=True)

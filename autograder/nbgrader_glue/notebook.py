@@ -43,6 +43,12 @@ def grade_id(cell: Any) -> str | None:
 
 # nbgrader's cell predicates (nbgrader.utils) for plain dict cells, which grading uses: they return the
 # metadata's value as nbgrader does, and read no further than the cell's metadata.
+def exercise_label(grade_cell: str) -> str:
+    """A grade cell's name as a student reads it: an exercise's cell is named after the test it runs
+    (`test_sigmoid`), its exercise is `sigmoid`; a written answer's cell is its own name."""
+    return grade_cell.removeprefix("test_")
+
+
 def is_grade(cell: dict[str, Any]) -> Any:
     meta = cell.get("metadata", {})
     return "nbgrader" in meta and meta["nbgrader"].get("grade", False)
