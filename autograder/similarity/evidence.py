@@ -80,6 +80,11 @@ TRIES = {"program": 8, "style": 4, "loose": 8, "text": 2}
 # (3/4 + 1/4): as one student's answers that another writes too, which the copy of a whole notebook reaches
 # first; and by the mistakes no one else made, which a pair sharing two rare mistakes and nothing else reaches.
 READINGS = {"given": 4 / 3, "alone": 4}
+# With style, the sets of answers a pair might share are one family of tries, each a share of the form's chance
+# (a weighted Bonferroni bound): every exercise alike, one event, 1/2; all but one, 1/4 shared by the E of them;
+# any of the 2^E subsets, 1/4 shared by them. Until 2026-11-28, E + 1 sets and 2^E subsets, the whole notebook
+# charged log2(7) for six exercises, not 1 bit.
+SETS_TRIED = {"all": 2, "all but one": 4, "alike": 4}
 
 
 @dataclass(frozen=True)
@@ -325,7 +330,8 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for key, parts in sets.items():
         if bits(len(index[key]), n) > 0:
             for a, b in combinations(index[key], 2):
-                worth = weigh(a, b, list(parts), None, exercises + 1)
+                worth = weigh(a, b, list(parts), None, SETS_TRIED["all"] if key[0] == "answers"
+                              else SETS_TRIED["all but one"] * exercises)
                 if worth > set_worth.get((a, b), ((), -math.inf))[1]:
                     set_worth[a, b] = (key, worth)
     uncommon = {item for item, count in answered.items() if 2 <= count <= max(2, TOGETHER_SHARE * n)}
@@ -339,7 +345,7 @@ def pair_scores(works: list[StudentWork], names: frozenset[str] = frozenset(), w
     for a, b in candidates:
         matched = sorted(item for item in bags[a].items() if bags[b].get(item[0]) == item[1])
         if len(matched) >= 2 and len(set.intersection(*(bag_holders[item] for item in matched))) < common:
-            alike[a, b] = ([e for e, _ in matched], weigh(a, b, matched, {a, b}, 2 ** exercises))
+            alike[a, b] = ([e for e, _ in matched], weigh(a, b, matched, {a, b}, SETS_TRIED["alike"] * 2 ** exercises))
     sums: dict[tuple[int, int, str], float] = defaultdict(float)
     for key, holders in index.items():
         worth = bits(len(holders), n)

@@ -143,41 +143,44 @@ def _set_class(n: int = 20, exercises: int = 3) -> list[StudentWork]:
 
 def test_a_shared_set_of_answers_by_hand():
     # Three answers that the pair alone wrote, 20 students: each has the chance 1/19, as a set 3 x log2(19) bits.
-    # With style, less log2 of the sets tried, (3 + 1) x 2 as text (TRIES: the text is half the tries), 4 x 4
-    # with style, 4 x 8 loosely. As a program, no sets tried: a student working alone reaches 3 x log2(19) bits
-    # only by writing all three, (1/19)^3, less log2(4/3) for the reading (the other, mistakes no one else made,
-    # finds none) and log2(8) for the form. The best form: the text.
+    # With style, less log2 of the tries: the whole set is half the sets' share (SETS_TRIED), x 2 as text (TRIES:
+    # the text is half the tries), x 4 with style, x 8 loosely. As a program, no sets tried: a student working
+    # alone reaches 3 x log2(19) bits only by writing all three, (1/19)^3, less log2(4/3) for the reading (the
+    # other, mistakes no one else made, finds none) and log2(8) for the form. The best form: the text.
     works = _set_class()
     whole = 3 * math.log2(19)
     by_form = {form: pair_scores(works, form=form).scores[0, 1] for form in ("text", "style", "loose", "program")}
-    assert by_form["text"] == pytest.approx(whole - math.log2(4 * 2))
-    assert by_form["style"] == pytest.approx(whole - math.log2(4 * 4))
-    assert by_form["loose"] == pytest.approx(whole - math.log2(4 * 8))
+    assert by_form["text"] == pytest.approx(whole - math.log2(2 * 2))
+    assert by_form["style"] == pytest.approx(whole - math.log2(2 * 4))
+    assert by_form["loose"] == pytest.approx(whole - math.log2(2 * 8))
     assert by_form["program"] == pytest.approx(whole - math.log2(4 / 3 * 8))
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(whole - 3) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(whole - 2) and source[0, 1].form == "text"
     assert set(scores) == {(0, 1)}  # no one else shares anything worth a bit
     # Explained, the pair's score is the one compared, and says what the set is worth.
     pair = explain(works, "s01", "s00")
-    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 3, 1))
+    assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 2, 1))
     assert [(e.kind, e.text) for e in pair.evidence] == [("answers", (
         "the same answers to all 3 exercises (names, layout, comments and order aside): a set handed in by 2 of 20 "
-        "students, that two students working alone would both write about once in 857 pairs"))]  # 19^3 / 8
-    assert pair.evidence[0].bits == pytest.approx(whole - 3)
+        "students, that two students working alone would both write about once in 1,715 pairs"))]  # 19^3 / 4
+    assert pair.evidence[0].bits == pytest.approx(whole - 2)
 
 
 def test_a_set_is_worth_less_when_others_write_its_answers():
     # A third student who wrote one of the pair's answers makes it 2/19 likely: log2(19) - log2(19/2) = 1 bit less.
     works = _set_class()
     works[5].answers["e0"] = works[0].answers["e0"]
-    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 3)
-    # Two of three answers alike only: the set of all but one (E + 1 = 4 sets tried as text), 2 x log2(19) - 3.
+    assert best_scores(works)[0][0, 1] == pytest.approx(3 * math.log2(19) - 1 - 2)
+    # Two of three answers alike only: the set of all but one, a quarter of the sets' share for the 3 such sets,
+    # 2 x log2(19) - log2(12 x 2) as text; as a program 2 x log2(19) - log2(4/3 x 8), which counts.
     works = _set_class()
     works[1].answers["e2"] = "    return w_hh"
-    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - 3)
+    assert pair_scores(works, form="text").scores[0, 1] == pytest.approx(2 * math.log2(19) - math.log2(24))
+    assert best_scores(works)[0][0, 1] == pytest.approx(2 * math.log2(19) - math.log2(32 / 3))
+    aside = "as programs: names, layout, comments, parentheses, dead code, order and NumPy spellings aside"
     assert [e.text for e in explain(works, "s00", "s01").evidence] == [
-        "the same answers to every exercise but e2 (names, layout, comments and order aside): a set handed in by 2 "
-        "of 20 students, that two students working alone would both write about once in 45 pairs"]  # 19^2 / 8
+        f"the same answers to every exercise but e2 ({aside}): a set handed in by 2 of 20 students, that two "
+        "students working alone would both write about once in 34 pairs"]  # 19^2 / (32 / 3)
 
 
 def test_a_sum_of_bits_is_reached_every_way():
@@ -214,8 +217,8 @@ def test_a_sum_of_bits_is_reached_every_way():
 
 def test_exercises_answered_alike_by_hand():
     # Two of three exercises answered alike, long enough to be fingerprinted: each exercise's code is worth
-    # log2(7) (every fingerprint the pair's alone); with style, the exercises alike 2 x log2(19) less log2(2^3 x
-    # TRIES). One fact: the code's 2 x log2(7) counts.
+    # log2(7) (every fingerprint the pair's alone); with style, the exercises alike 2 x log2(19) less log2(4 x 2^3
+    # x TRIES) (SETS_TRIED). One fact: the code's 2 x log2(7) counts.
     def answer(i: int, e: int) -> str:
         u = 1000 + 37 * i + 5 * e
         return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
@@ -223,7 +226,7 @@ def test_exercises_answered_alike_by_hand():
              for i in range(20)]
     for form, tries in (("text", 2), ("style", 4), ("loose", 8)):
         scored = pair_scores(works, form=form)
-        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(8 * tries)))}
+        assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(32 * tries)))}
         assert scored.scores == {(0, 1): pytest.approx(2 * math.log2(7))}
     # As a program, the two answers alike are as likely as a student working alone writes both of either one's
     # answers (the third, each one's own, no one else writes): (1/19)^2, less log2(4/3 x 8); the set of all but
@@ -330,7 +333,7 @@ def test_a_wrong_answer_counts_beyond_its_code_and_a_long_list_is_cut():
 
 
 def test_a_pair_found_as_text_is_explained_as_text():
-    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(4 x 2) as text
+    # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(2 x 2) as text
     # (fewest tries), more than the code: the text is the form the pair is found in, and the evidence says so. A
     # shared cell id adds its log2(7) to it.
     def answer(i: int, e: int) -> str:
@@ -340,11 +343,11 @@ def test_a_pair_found_as_text_is_explained_as_text():
                          created_ids={f"own{i}": "x"}) for i in range(20)]
     works[0].created_ids["both"] = works[1].created_ids["both"] = "w.shape"
     scores, source = best_scores(works)
-    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 3 + math.log2(7)) and source[0, 1].form == "text"
+    assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 2 + math.log2(7)) and source[0, 1].form == "text"
     texts = [e.text for e in explain(works, "s00", "s01").evidence]
     aside = "names, layout, comments and order aside"
     assert texts[0] == (f"the same answers to all 3 exercises ({aside}): a set handed in by 2 of 20 students, that "
-                        "two students working alone would both write about once in 857 pairs")
+                        "two students working alone would both write about once in 1,715 pairs")
     assert f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of 20 " \
            "students)" in texts
     assert "cell id both… added by both (“w.shape”), in 2 of 20 notebooks" in texts
