@@ -5,6 +5,7 @@ whatever the text, then identical after whitespace inside a group; a student wit
 grouped by text alone, never by a mistake someone else's file named."""
 
 import os
+import re
 import shutil
 
 import pytest
@@ -72,3 +73,32 @@ def test_a_broken_result_file_names_nothing_and_says_nothing(autograded, tmp_pat
     (broken / RESULT_FILE).write_text('{"student": "s", "cells": [')
     [answer] = read_code_answers(tmp_path, ASSIGNMENT, ASSIGNMENT, CELL, ["s"])
     assert answer.mistakes == frozenset() and answer.text == AXIS_0.code.strip("\n")
+
+
+def test_the_exercise_page_shows_the_class_code_by_named_mistake_with_scores(autograded):
+    """Grade by question lists the autograded exercise; its page groups the class's code as above, each group with
+    its students' scores, and the code shown as text."""
+    import urllib.request
+
+    from autograder.course.settings import read_course
+    from tests.question_service import serving_questions
+
+    course = autograded.parent
+    read_course(course, rooted=True)  # the course's settings, as the service reads them when it starts
+    with serving_questions(course) as url:
+        def page(query: str = "") -> str:
+            request = urllib.request.Request(url + query, headers={"X-Test-User": "prof"})
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return reply.read().decode()
+
+        index = page()
+        exercise = page(f"?assignment={ASSIGNMENT}&notebook={ASSIGNMENT}&cell={CELL}")
+    assert "<h2>Autograded exercises</h2>" in index and f"{ASSIGNMENT}: {CELL}</a>" in index
+    code = exercise[exercise.index('<section class="code"'):]
+    headings = re.findall(r'<h3 id="c\d+">(.*?)</h3>', code)
+    assert headings[0].startswith("Group 1 of ") and "3 students, the same mistake named: wrong_axis" in headings[0]
+    maximum = max(float(h.rsplit("/ ", 1)[1].split()[0]) for h in headings if "/ " in h)
+    right = next(h for h in headings if h.endswith(f"2 students, no mistake named, identical code, "
+                                                   f"{maximum:g} / {maximum:g} points"))
+    assert right and "block_order" in code and "0 / " in headings[0]
+    assert "&lt;" not in AXIS_0.code and "<pre class=\"answer\"" in code

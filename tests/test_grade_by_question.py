@@ -10,7 +10,6 @@ import json
 import random
 import re
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from nbgrader.api import Gradebook
 
 from autograder.grades.outbox import SessionSql, latest
 from tests.question_gradebook import ASSIGNMENT, CELL, NOTEBOOK, question_gradebook
+from tests.question_service import serving_questions
 
 STUDENTS = [f"s{i:03d}" for i in range(200)]
 HOSTILE = ('<img src=x onerror="window.pwned=1"></script><script>window.pwned=2</script> the blocks line up '
@@ -74,38 +74,8 @@ def write_answer(course: Path, student: str, text: str) -> None:
 
 @pytest.fixture
 def service(course):
-    """The service's handlers on a loopback port, in a thread; the grader is the `X-Test-User` header (the hub's
-    OAuth user, in the real service)."""
-    import asyncio
-
-    from tornado import web
-    from tornado.httpserver import HTTPServer
-
-    from autograder.hub.grade_by_question_service import Course, routes
-
-    def user_of(handler):
-        return handler.request.headers.get("X-Test-User")
-
-    started, state = threading.Event(), {}
-
-    def run() -> None:
-        asyncio.set_event_loop(asyncio.new_event_loop())
-        app = web.Application([(f"/grade/{path}", handler, kwargs)
-                               for path, handler, kwargs in routes(Course(course), user_of)],
-                              cookie_secret="x" * 32, xsrf_cookies=True)
-        server = HTTPServer(app)
-        server.listen(0, "127.0.0.1")
-        state["port"] = next(iter(server._sockets.values())).getsockname()[1]
-        state["loop"] = asyncio.get_event_loop()
-        started.set()
-        state["loop"].run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    started.wait(30)
-    yield f"http://127.0.0.1:{state['port']}/grade/?assignment={ASSIGNMENT}&notebook={NOTEBOOK}&cell={CELL}"
-    state["loop"].call_soon_threadsafe(state["loop"].stop)
-    thread.join(10)
+    with serving_questions(course) as url:
+        yield f"{url}?assignment={ASSIGNMENT}&notebook={NOTEBOOK}&cell={CELL}"
 
 
 def manual(course: Path) -> dict[str, float | None]:

@@ -25,7 +25,7 @@ DEADLINE_TABLES = ("autograder_student_label", "autograder_score_override", "aut
 OUTBOX_TABLES = ("autograder_lms_outbox",)  # 0004 (and the identity table's lms_status)
 SETTLED_TABLES = ("autograder_settled_grade",)  # 0005
 RUBRIC_TABLES = ("autograder_rubric_item", "autograder_rubric_applied", "autograder_question_grade")  # 0006
-REGRADE_TABLES = ("autograder_regrade_request",)  # 0008
+REGRADE_TABLES = ("autograder_regrade_request",)  # 0007
 OUR_TABLES = (*PREVIOUS_TABLES, *DEADLINE_TABLES, *OUTBOX_TABLES, *SETTLED_TABLES, *RUBRIC_TABLES,
               *REGRADE_TABLES)
 

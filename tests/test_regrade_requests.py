@@ -34,6 +34,7 @@ from autograder.grades.outbox import SessionSql, latest
 from autograder.grades.settle import GradeRules
 from autograder.migrations import upgrade
 from tests.question_gradebook import ASSIGNMENT, CELL, CODE_CELL, NOTEBOOK, question_gradebook
+from tests.question_service import question_routes, serving
 
 STUDENTS = ["ann", "ben", "cy"]
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> I named both blocks!'
@@ -214,42 +215,16 @@ class HeaderUser:
 def services(tmp_path: Path):
     """My assignments (under /mine/) and grade by question (under /grade/), their own handlers on one loopback port
     in a thread, the user given by the `X-Test-User` header as the hub's OAuth gives it in the services."""
-    import asyncio
-    import threading
-
-    from tornado import web
-    from tornado.httpserver import HTTPServer
-
     from autograder.course.settings import read_course
-    from autograder.hub.grade_by_question_service import Course, routes
     from autograder.hub.my_assignments_service import Site, handlers
     from autograder.watch.attempt_policy import read_policy
 
     write_course(tmp_path)
     settings = read_course(tmp_path)
     site = Site(settings, read_policy(settings.coursedir.config), tmp_path / "no-feedback", "/lab")
-    started, state = threading.Event(), {}
-
-    def run() -> None:
-        asyncio.set_event_loop(asyncio.new_event_loop())
-        app = web.Application(
-            [(f"/grade/{path}", handler, kwargs)
-             for path, handler, kwargs in routes(Course(tmp_path), lambda h: h.request.headers.get("X-Test-User"))]
-            + [(f"/mine/{path}", handler) for path, handler in handlers(site, HeaderUser)],
-            cookie_secret="x" * 32, xsrf_cookies=True)
-        server = HTTPServer(app)
-        server.listen(0, "127.0.0.1")
-        state["port"] = next(iter(server._sockets.values())).getsockname()[1]
-        state["loop"] = asyncio.get_event_loop()
-        started.set()
-        state["loop"].run_forever()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    started.wait(30)
-    yield f"http://127.0.0.1:{state['port']}", tmp_path
-    state["loop"].call_soon_threadsafe(state["loop"].stop)
-    thread.join(10)
+    mine = [(f"/mine/{path}", handler) for path, handler in handlers(site, HeaderUser)]
+    with serving(question_routes(tmp_path) + mine) as url:
+        yield url, tmp_path
 
 
 def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_reads_it(services):
@@ -328,6 +303,11 @@ def test_a_student_asks_the_instructor_answers_with_a_new_score_and_the_student_
             prof.goto(f"{url}/grade/")
             prof.get_by_role("link", name=f"{ASSIGNMENT}: {CODE_CELL}").click()
             expect(prof.locator("h1")).to_contain_text("autograded): regrade requests")
+            # and the class's code for it, by named mistake (none named here: identical code), with the scores
+            expect(prof.locator("section.code h3").first).to_contain_text("identical code, 7 / 7 points")
+            audit.goto(prof.url)
+            instructor_violations += serious_violations(audit)
+            prof.screenshot(path="/tmp/page-autograded-exercise.png", full_page=True)
             prof.get_by_label("Your answer to ann").fill("It is: 1e-6, as the notebook says.")
             with prof.expect_navigation():
                 prof.get_by_role("button", name="Answer ann and close").click()

@@ -28,7 +28,8 @@ h1 { font-size: 1.4em; margin: 0 0 .3em; }
   max-height: 40vh; overflow-y: auto; }
 .rubric ol { margin: .3em 0; padding-left: 0; list-style: none; display: flex; flex-wrap: wrap; gap: .4em 1em; }
 kbd { border: 1px solid #52606d; border-radius: 3px; padding: 0 .3em; font: inherit; }
-section.group { border: 1px solid #9aa5b1; border-left: 6px solid #9aa5b1; margin: .8em 0; padding: .4em .8em;
+section.group, section.variant-group { border: 1px solid #9aa5b1; border-left: 6px solid #9aa5b1; margin: .8em 0;
+  padding: .4em .8em;
   scroll-margin-top: calc(40vh + 1em); }
 section.group.graded { border-left-color: #1d7a3a; }
 section.group:focus { outline: 3px solid #0b4f9c; outline-offset: 2px; }
@@ -122,10 +123,12 @@ def policy(nonce: str) -> str:
 
 
 def index_page(questions: Sequence[tuple[Question, float]], nonce: str,
-               open_requests: dict[tuple[str, str, str], int] | None = None) -> str:
+               open_requests: dict[tuple[str, str, str], int] | None = None,
+               autograded: Sequence[tuple[Question, float]] = ()) -> str:
     """The service's first page: each question graded by hand (a grade cell that is also an answer cell), a link
     to its page, in the gradebook's order of assignments and notebooks, with its open regrade requests; then the
-    autograded questions students asked about, each a link to its requests."""
+    autograded exercises (`autograded`), each a link to the class's code grouped by named mistake and its
+    requests."""
     e = html.escape
     waiting = dict(open_requests or {})
 
@@ -138,10 +141,13 @@ def index_page(questions: Sequence[tuple[Question, float]], nonce: str,
 
     rows = "".join(item(q, points) for q, points in questions)
     listed = f"<ul>{rows}</ul>" if rows else "<p>No assignment has a question graded by hand.</p>"
-    others = "".join(item(Question(*key), None) for key in sorted(waiting))
+    known = {(q.assignment, q.notebook, q.cell) for q, _ in autograded}
+    others = "".join(item(q, points) for q, points in autograded) + "".join(
+        item(Question(*key), None) for key in sorted(waiting) if key not in known)
     if others:
-        listed += ("<h2>Autograded questions with open regrade requests</h2><p>A new score given in an answer is "
-                   f"an override of the graders' score, the request its reason.</p><ul>{others}</ul>")
+        listed += ("<h2>Autograded exercises</h2><p>Each one's code, the whole class's, grouped by the mistake the "
+                   "graders named, and its regrade requests. A new score given in an answer is an override of the "
+                   f"graders' score, the request its reason.</p><ul>{others}</ul>")
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Grade by question</title>'
             f'<style nonce="{nonce}">{CSS}</style></head><body><main><h1>Grade by question</h1>'
             f"<p>Questions graded by hand in this course; open one to grade every student's answer to it and to "
@@ -184,14 +190,50 @@ def requests_section(requests: Sequence[Request], scores: dict[str, float | None
 
 
 def requests_page(question: Question, max_score: float, requests: Sequence[Request],
-                  scores: dict[str, float | None], base: str, xsrf: str, nonce: str, user: str) -> str:
-    """An autograded question's page: its regrade requests only (its scores are its graders')."""
+                  scores: dict[str, float | None], base: str, xsrf: str, nonce: str, user: str,
+                  groups: Sequence[AnswerGroup] = ()) -> str:
+    """An autograded question's page: its regrade requests, then the class's code grouped by the mistakes the
+    graders named (`groups`), to read: its scores are its graders'."""
     return _document(question, base, xsrf, nonce, [], {},
                      f'<h1>{html.escape(question.assignment)}: {html.escape(question.cell)} ({max_score:g} points, '
                      f"autograded): regrade requests</h1><p>Answered as {html.escape(user)}. A new score is an "
                      f"override of the graders' score, recorded with the request as its reason.</p>"
                      f'<p id="status" role="status" aria-live="polite"></p>'
-                     + (requests_section(requests, scores, max_score) or "<p>No regrade requests.</p>"))
+                     + (requests_section(requests, scores, max_score) or "<p>No regrade requests.</p>")
+                     + code_groups_section(groups, scores, max_score))
+
+
+def code_groups_section(groups: Sequence[AnswerGroup], scores: dict[str, float | None], max_score: float) -> str:
+    """The class's code for an autograded exercise, a group per set of mistakes the graders named (then identical
+    code among the answers with none), each with its students' scores: read to see what the class did. Changing
+    a group's score is the graders' to do (their points, then `autograder regrade`), one student's an override."""
+    if not groups:
+        return ""
+    e = html.escape
+    sections = []
+    for number, group in enumerate(groups, 1):
+        variants = group.variants
+        shown = "".join(f'<pre class="answer" lang="">{e(text) or "(empty)"}</pre>'
+                        f'<p class="meta">{len(students)} answer{"s" if len(students) != 1 else ""}: '
+                        f'{e(", ".join(students[:8]))}{" …" if len(students) > 8 else ""}</p>'
+                        for text, students in variants[:MAX_VARIANTS_SHOWN])
+        more = (f'<p class="meta">and {len(variants) - MAX_VARIANTS_SHOWN} more texts</p>'
+                if len(variants) > MAX_VARIANTS_SHOWN else "")
+        kind = ("the same mistake named: " + ", ".join(sorted(group.mistakes)) if group.kind == "mistake"
+                else "no mistake named, identical code")
+        got = sorted({scores[s] for s in group.students if scores.get(s) is not None})
+        points = ("" if not got else f", {got[0]:g} / {max_score:g} points" if len(got) == 1
+                  else f", {got[0]:g} to {got[-1]:g} / {max_score:g} points")
+        sections.append(
+            f'<section class="variant-group" aria-labelledby="c{number}">'
+            f'<h3 id="c{number}">Group {number} of {len(groups)}: '
+            f'{len(group.answers)} student{"s" if len(group.answers) != 1 else ""}, {e(kind)}{points}</h3>'
+            f"{shown}{more}</section>")
+    return ('<section class="code" aria-labelledby="code"><h2 id="code">The class\'s code, by the mistake the '
+            "graders named</h2><p>These scores are the graders'. To change every score of a group, change the "
+            "graders' points for its mistake and run <code>autograder regrade</code> (its audit lists each change); "
+            "to change one student's, answer their request or run <code>autograder override</code>.</p>"
+            + "".join(sections) + "</section>")
 
 
 def _document(question: Question, base: str, xsrf: str, nonce: str, items: Sequence[RubricItem],

@@ -142,8 +142,9 @@ def requests_about(sql: Any, assignment: str, notebook: str, cell: str) -> list[
 
 
 def question_scores(sql: Any, assignment: str, notebook: str, cell: str,
-                    students: Iterable[str]) -> dict[str, float | None]:
-    """Each student's score of the question now, as the grade's arithmetic gives it (None: not graded yet)."""
+                    students: Iterable[str] | None) -> dict[str, float | None]:
+    """Each student's score of the question now, as the grade's arithmetic gives it (None: not graded yet), of
+    every student with a submission when `students` is None."""
     from autograder.grades.facts import read_facts
 
     found = {}

@@ -23,7 +23,7 @@ from typing import Any
 from tornado import web
 
 from autograder.by_question.answer_groups import group_answers
-from autograder.by_question.class_answers import read_answers
+from autograder.by_question.class_answers import read_answers, read_code_answers
 from autograder.by_question.page import index_page, policy, question_page, requests_page, requests_section
 from autograder.by_question.regrade_requests import (
     AlreadyAnswered,
@@ -108,7 +108,8 @@ class QuestionPage(_Base):
                                          f"{question.notebook}")
             max_score, by_hand = found
             asked = requests_about(sql, *key)
-            scores = question_scores(sql, *key, {r.student for r in asked})
+            # An autograded exercise's page shows the whole class's code, with each student's score.
+            scores = question_scores(sql, *key, {r.student for r in asked} if by_hand else None)
             if by_hand:
                 grading = self.course.grading(session, question, user)
                 items, answers = grading.items(), grading.answers()
@@ -117,9 +118,11 @@ class QuestionPage(_Base):
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
         base = self.request.path.rstrip("/") + "/" if not self.request.path.endswith("/") else self.request.path
-        if not by_hand:  # an autograded question: its regrade requests only
+        if not by_hand:  # an autograded exercise: its requests, and the class's code by named mistake
+            code = read_code_answers(self.course.settings.path("autograded", ".", ".").resolve(),
+                                     question.assignment, question.notebook, question.cell, sorted(scores))
             self.finish(requests_page(question, max_score, asked, scores, base, self.xsrf_token.decode(), nonce,
-                                      user))
+                                      user, group_answers(code, code=True)))
             return
         written = read_answers(self.course.settings.path("autograded", ".", ".").resolve(), question.assignment,
                                question.notebook, question.cell, sorted(answers))
@@ -131,13 +134,14 @@ class QuestionPage(_Base):
     def index(self) -> None:
         from sqlalchemy import text
 
-        # nbgrader's answer graded by hand: a grade cell and a solution cell of one name in one notebook.
+        # nbgrader's answer graded by hand: a grade cell and a solution cell of one name in one notebook; any
+        # other grade cell is an autograded exercise's checks.
         with self.course.engine.connect() as connection:
             found = connection.execute(text(
-                "SELECT a.name, n.name, b.name, g.max_score FROM grade_cells g JOIN base_cell b ON b.id = g.id"
-                " JOIN notebook n ON b.notebook_id = n.id JOIN assignment a ON n.assignment_id = a.id"
-                " WHERE EXISTS (SELECT 1 FROM solution_cells s JOIN base_cell sb ON sb.id = s.id"
-                " WHERE sb.notebook_id = n.id AND sb.name = b.name)"
+                "SELECT a.name, n.name, b.name, g.max_score, EXISTS (SELECT 1 FROM solution_cells s JOIN base_cell"
+                " sb ON sb.id = s.id WHERE sb.notebook_id = n.id AND sb.name = b.name) FROM grade_cells g"
+                " JOIN base_cell b ON b.id = g.id JOIN notebook n ON b.notebook_id = n.id"
+                " JOIN assignment a ON n.assignment_id = a.id"
                 " ORDER BY a.duedate IS NULL, a.duedate, a.name, n.name, b.name")).fetchall()
             from autograder.deadlines.tables import REGRADE_TABLE
 
@@ -147,8 +151,9 @@ class QuestionPage(_Base):
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
-        self.finish(index_page([(Question(a, n, c), float(points or 0)) for a, n, c, points in found], nonce,
-                               waiting))
+        questions = [((Question(a, n, c), float(points or 0)), bool(by_hand)) for a, n, c, points, by_hand in found]
+        self.finish(index_page([q for q, by_hand in questions if by_hand], nonce, waiting,
+                               [q for q, by_hand in questions if not by_hand]))
 
 
 class _Change(_Base):

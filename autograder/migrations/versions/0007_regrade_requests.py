@@ -5,7 +5,7 @@ when two requests arrive at once (autograder/by_question/regrade_requests.py).""
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
+revision = "0007"
 down_revision = "0006"
 branch_labels = None
 depends_on = None
