@@ -176,6 +176,26 @@ def test_a_written_answers_new_score_stays_an_override_over_the_rubric(gradebook
     assert cell_scores(gradebook, "ben")[CELL] == 2.0 and cell_scores(gradebook, "ann")[CELL] == 0.5  # ...but him
 
 
+def test_a_written_answers_override_removed_gives_back_its_rubric_score_or_to_be_graded_never_a_0(gradebook):
+    grade_written(gradebook, 1, ["ann"])  # ann's answer given an item; cy's not graded by anyone
+    prof = Exceptions(gradebook, LateRules(), user="prof")
+    prof.override(ASSIGNMENT, "ann", CELL, 2.0, "Re-read: both blocks named.")
+    prof.override(ASSIGNMENT, "cy", CELL, 1.5, "Graded on paper.")
+    said = {e.student: e.detail for e in prof.events() if e.kind == "override"}
+    assert said == {"ann": f"{CELL}: 2 of 2 (graded by hand: 1 before)",
+                    "cy": f"{CELL}: 1.5 of 2 (graded by hand: not graded before)"}  # never "graders gave 0"
+    prof.override(ASSIGNMENT, "ann", CELL, None, "Paper lost; the rubric stands.")
+    prof.override(ASSIGNMENT, "cy", CELL, None, "Paper lost; to be graded here.")
+    assert cell_scores(gradebook, "ann")[CELL] == 1.0  # her rubric item's point again
+    (cy,) = [c for c in read_facts(sql_of(gradebook).rows, ASSIGNMENT, ["cy"], labels=False)["cy"].cells
+             if c.cell == CELL]
+    assert cy.pending and cy.manual is None  # to be graded, as before anyone graded it: not a 0
+    assert latest(sql_of(gradebook), ASSIGNMENT)["cy"].comment.count("to be graded") == 1
+    removed = {e.student: e.detail for e in prof.events() if e.kind == "unoverride"}
+    assert removed == {"ann": f"{CELL}: its rubric items' 1 of 2 counts again",
+                       "cy": f"{CELL}: to be graded by hand again"}
+
+
 # The whole way, in Chromium -----------------------------------------------------------------------------------------
 
 def write_course(folder: Path) -> None:

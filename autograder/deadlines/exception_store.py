@@ -131,17 +131,30 @@ class Exceptions:
         grade = self._grade(assignment, student, cell)
         notebook = grade.notebook.name
         key = {"a": assignment, "s": student, "n": notebook, "c": cell}
+        by_hand = grade.auto_score is None  # an answer graded by a person: no graders' score beneath
         if score is None:
             if not self._sql(f"SELECT 1 FROM {OVERRIDE_TABLE} WHERE assignment = :a AND student_id = :s "
                              "AND notebook = :n AND cell = :c", **key).fetchall():
                 raise DeadlineError(f"no override of {cell} for {student} in {assignment} to remove")
-            grade.manual_score = None
-            text = f"{cell}: graders' score {grade.auto_score or 0:g} counts again"
+            if by_hand:  # what its rubric items give it again, else to be graded (never a 0 no one gave)
+                grade.manual_score = self._rubric_score(assignment, notebook, cell, student)
+                grade.needs_manual_grade = grade.manual_score is None
+                text = (f"{cell}: to be graded by hand again" if grade.manual_score is None else
+                        f"{cell}: its rubric items' {grade.manual_score:g} of {grade.max_score:g} counts again")
+            else:
+                grade.manual_score = None
+                text = f"{cell}: graders' score {grade.auto_score or 0:g} counts again"
         else:
             if not 0 <= score <= grade.max_score:
                 raise DeadlineError(f"--score {score:g} is not between 0 and {cell}'s {grade.max_score:g} points")
+            before = grade.manual_score
             grade.manual_score = score
-            text = f"{cell}: {score:g} of {grade.max_score:g} (graders gave {grade.auto_score or 0:g})"
+            grade.needs_manual_grade = False
+            if by_hand:
+                text = (f"{cell}: {score:g} of {grade.max_score:g} (graded by hand: "
+                        f"{'not graded before' if before is None else f'{before:g} before'})")
+            else:
+                text = f"{cell}: {score:g} of {grade.max_score:g} (graders gave {grade.auto_score:g})"
         self._store_override((assignment, student, notebook, cell), score)
         self._event("override" if score is not None else "unoverride", assignment, student, text, reason)
         self._commit()
@@ -273,6 +286,20 @@ class Exceptions:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SAWarning)
             return self.gradebook.update_or_create_submission(assignment, student)
+
+    def _rubric_score(self, assignment: str, notebook: str, cell: str, student: str) -> float | None:
+        """What the question's rubric items given to `student` score (`by_question.rubric`); None: none given."""
+        from autograder.by_question.rubric import Question, QuestionGrading, RubricError
+        from autograder.grades.outbox import SessionSql
+        from autograder.grades.settle import GradeRules
+
+        try:
+            grading = QuestionGrading(SessionSql(self.gradebook.db), Question(assignment, notebook, cell),
+                                      GradeRules(self.rules, self.config), self.user)
+        except RubricError:  # an autograded cell nbgrader could not grade: a person's to grade, as before
+            return None
+        found = grading.answers().get(student)
+        return None if found is None else grading.score_of(found.items)
 
     def _grade(self, assignment: str, student: str, cell: str) -> Any:
         from nbgrader.api import MissingEntry
