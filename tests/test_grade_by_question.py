@@ -111,6 +111,7 @@ def test_a_class_of_200_graded_by_question_in_under_40_actions(course, service):
             page.on("pageerror", lambda e: errors.append(str(e)))
             # From the service's first page, which lists the course's questions graded by hand.
             act("open", lambda: page.goto(service.split("?")[0]))
+            listed = page.locator("li").filter(has_text=f"{ASSIGNMENT}: {CELL}").inner_text()
             act("question", lambda: page.get_by_role("link", name=f"{ASSIGNMENT}: {CELL}").click())
             page.wait_for_url(re.compile(r"\?assignment="))
             # The rubric, made on the page.
@@ -146,6 +147,11 @@ def test_a_class_of_200_graded_by_question_in_under_40_actions(course, service):
 
             scores = manual(course)
             assert all(v is not None for v in scores.values())
+            # The first page says each question's progress, before and after, as the grades read.
+            index = browser.new_context(extra_http_headers={"X-Test-User": "ta2"}).new_page()
+            index.goto(service.split("?")[0])
+            after = index.locator("li").filter(has_text=f"{ASSIGNMENT}: {CELL}").inner_text()
+            assert "0 of 200 answers graded" in listed and "200 of 200 answers graded" in after, (listed, after)
             full = {s for s, v in scores.items() if v == 2.0}
             assert len(full) >= 80  # the first idea's answers and their near-duplicates
             # An item's points changed: every student it was given to is scored again.

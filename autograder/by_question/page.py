@@ -124,20 +124,25 @@ def policy(nonce: str) -> str:
 
 def index_page(questions: Sequence[tuple[Question, float]], nonce: str,
                open_requests: dict[tuple[str, str, str], int] | None = None,
-               autograded: Sequence[tuple[Question, float]] = ()) -> str:
+               autograded: Sequence[tuple[Question, float]] = (),
+               progress: dict[tuple[str, str, str], tuple[int, int]] | None = None) -> str:
     """The service's first page: each question graded by hand (a grade cell that is also an answer cell), a link
-    to its page, in the gradebook's order of assignments and notebooks, with its open regrade requests; then the
+    to its page, in the gradebook's order of assignments and notebooks, with how many of its answers are graded
+    (`progress`: graded, submitted) and its open regrade requests; then the
     autograded exercises (`autograded`), each a link to the class's code grouped by named mistake and its
     requests."""
     e = html.escape
     waiting = dict(open_requests or {})
 
     def item(q: Question, points: float | None) -> str:
-        count = waiting.pop((q.assignment, q.notebook, q.cell), 0)
+        key = (q.assignment, q.notebook, q.cell)
+        count = waiting.pop(key, 0)
         asked = f", <strong>{count} open regrade request{'s' if count != 1 else ''}</strong>" if count else ""
         worth = f"{points:g} points, " if points is not None else ""
+        done = (progress or {}).get(key)
+        graded = f", {done[0]} of {done[1]} answers graded" if done else ""
         return (f'<li><a href="?{e(urlencode({"assignment": q.assignment, "notebook": q.notebook, "cell": q.cell}))}">'
-                f"{e(q.assignment)}: {e(q.cell)}</a> ({worth}notebook {e(q.notebook)}{asked})</li>")
+                f"{e(q.assignment)}: {e(q.cell)}</a> ({worth}notebook {e(q.notebook)}{graded}{asked})</li>")
 
     rows = "".join(item(q, points) for q, points in questions)
     listed = f"<ul>{rows}</ul>" if rows else "<p>No assignment has a question graded by hand.</p>"

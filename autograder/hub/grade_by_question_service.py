@@ -145,15 +145,21 @@ class QuestionPage(_Base):
                 " ORDER BY a.duedate IS NULL, a.duedate, a.name, n.name, b.name")).fetchall()
             from autograder.deadlines.tables import REGRADE_TABLE
 
-            waiting = open_counts(SimpleNamespace(rows=lambda sql, params=None: [
-                tuple(r) for r in connection.execute(text(sql), params or {}).fetchall()])) \
-                if REGRADE_TABLE in (self.course.settings.gradebook_tables() or ()) else {}
+            reader = SimpleNamespace(rows=lambda sql, params=None: [
+                tuple(r) for r in connection.execute(text(sql), params or {}).fetchall()])
+            waiting = open_counts(reader) if REGRADE_TABLE in (self.course.settings.gradebook_tables() or ()) else {}
+            # Each written question's progress, as the one arithmetic reads it: an answer is graded once not pending.
+            progress = {}
+            for a, n, c, _, by_hand in found:
+                if by_hand:
+                    scores = question_scores(reader, a, n, c, None)
+                    progress[(a, n, c)] = (sum(v is not None for v in scores.values()), len(scores))
         nonce = secrets.token_urlsafe(16)
         self.set_header("Content-Security-Policy", policy(nonce))
         self.set_header("Cache-Control", "no-store")
         questions = [((Question(a, n, c), float(points or 0)), bool(by_hand)) for a, n, c, points, by_hand in found]
         self.finish(index_page([q for q, by_hand in questions if by_hand], nonce, waiting,
-                               [q for q, by_hand in questions if not by_hand]))
+                               [q for q, by_hand in questions if not by_hand], progress))
 
 
 class _Change(_Base):
