@@ -278,11 +278,13 @@ def test_grade_by_question_is_a_service_for_the_courses_instructors_and_closed_t
 
     path = f"/services/{grade_by_question_service_name(COURSE_ID)}/"
     reply = hub_course.instructor.call("GET", path, allow_redirects=True)
-    # Its first page lists the questions graded by hand: the course's written answer, not its autograded tests.
+    # Its first page lists the questions graded by hand (the course's written answer), then the autograded
+    # exercises, whose pages show the class's code by named mistake.
     from tests.grading_course import ASSIGNMENT
 
     assert reply.status_code == 200 and f"{ASSIGNMENT}: explain_formulas</a>" in reply.text, reply.text[:300]
-    assert "test_sigmoid" not in reply.text
+    written, autograded = reply.text.split("<h2>Autograded exercises</h2>")
+    assert "test_sigmoid" not in written and f"{ASSIGNMENT}: test_sigmoid</a>" in autograded
     (_, student_api), _ = hub_course.students.items()
     assert student_api.call("GET", path, allow_redirects=True).status_code == 403
 

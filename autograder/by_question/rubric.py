@@ -104,9 +104,10 @@ class QuestionGrading:
 
     def score_of(self, items: Iterable[int]) -> float | None:
         """The question's score for an answer given `items`; None when given none (not graded)."""
+        from autograder.grades.arithmetic import rubric_score
+
         points = {item.id: item.points for item in self.items()}
-        chosen = [points[i] for i in items if i in points]
-        return None if not chosen else min(self.max_score, max(0.0, sum(chosen)))
+        return rubric_score((points[i] for i in items if i in points), self.max_score)
 
     # Changing --------------------------------------------------------------------------------------------------
     def add_item(self, points: float, comment: str) -> RubricItem:

@@ -21,7 +21,13 @@ from typing import Any
 
 from autograder.deadlines.rules import LateRules
 from autograder.deadlines.schedule import DeadlineError, as_utc, moved_due, show, show_duration
-from autograder.deadlines.tables import EVENT_TABLE, LABEL_TABLE, OVERRIDE_TABLE
+from autograder.deadlines.tables import (
+    EVENT_TABLE,
+    LABEL_TABLE,
+    OVERRIDE_TABLE,
+    RUBRIC_APPLIED_TABLE,
+    RUBRIC_ITEM_TABLE,
+)
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ class Exceptions:
                              "AND notebook = :n AND cell = :c", **key).fetchall():
                 raise DeadlineError(f"no override of {cell} for {student} in {assignment} to remove")
             if by_hand:  # what its rubric items give it again, else to be graded (never a 0 no one gave)
-                grade.manual_score = self._rubric_score(assignment, notebook, cell, student)
+                grade.manual_score = self._rubric_score(assignment, notebook, cell, student, grade.max_score)
                 grade.needs_manual_grade = grade.manual_score is None
                 text = (f"{cell}: to be graded by hand again" if grade.manual_score is None else
                         f"{cell}: its rubric items' {grade.manual_score:g} of {grade.max_score:g} counts again")
@@ -287,19 +293,16 @@ class Exceptions:
             warnings.simplefilter("ignore", SAWarning)
             return self.gradebook.update_or_create_submission(assignment, student)
 
-    def _rubric_score(self, assignment: str, notebook: str, cell: str, student: str) -> float | None:
-        """What the question's rubric items given to `student` score (`by_question.rubric`); None: none given."""
-        from autograder.by_question.rubric import Question, QuestionGrading, RubricError
-        from autograder.grades.outbox import SessionSql
-        from autograder.grades.settle import GradeRules
+    def _rubric_score(self, assignment: str, notebook: str, cell: str, student: str, max_score: float) -> float | None:
+        """What the question's rubric items given to `student` score (`by_question.rubric` gives them); None: none
+        given."""
+        from autograder.grades.arithmetic import rubric_score
 
-        try:
-            grading = QuestionGrading(SessionSql(self.gradebook.db), Question(assignment, notebook, cell),
-                                      GradeRules(self.rules, self.config), self.user)
-        except RubricError:  # an autograded cell nbgrader could not grade: a person's to grade, as before
-            return None
-        found = grading.answers().get(student)
-        return None if found is None else grading.score_of(found.items)
+        given = self._sql(f"SELECT i.points FROM {RUBRIC_ITEM_TABLE} i JOIN {RUBRIC_APPLIED_TABLE} g ON "
+                          "g.item_id = i.id WHERE i.assignment = :a AND i.notebook = :n AND i.cell = :c AND "
+                          "g.student_id = :s AND i.removed = :no", a=assignment, n=notebook, c=cell, s=student,
+                          no=False).fetchall()
+        return rubric_score((float(points) for (points,) in given), max_score)
 
     def _grade(self, assignment: str, student: str, cell: str) -> Any:
         from nbgrader.api import MissingEntry

@@ -12,7 +12,7 @@ plugin, the credit itself, is the course's schedule (`deadlines.schedule.credit_
 grace, steps).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -40,6 +40,13 @@ def late_penalty(score: float, credit: Credit) -> float:
 def counted_score(raw: float, penalty: float) -> float:
     """The score an LMS is sent: nbgrader's export's `max(0.0, score - late_submission_penalty)`."""
     return max(0.0, raw - penalty)
+
+
+def rubric_score(points: Iterable[float], max_score: float) -> float | None:
+    """A written answer's score from the rubric items given it (`by_question`): their points summed, within
+    [0, the cell's points]; None when given none (not graded)."""
+    given = list(points)
+    return None if not given else min(float(max_score), max(0.0, sum(given)))
 
 
 @dataclass(frozen=True)
