@@ -17,6 +17,7 @@ from autograder.course.result_file import RESULT_FILE
 from autograder.course.submitted import read_bytes
 from autograder.grading.model import SubmissionResult
 from autograder.grading.reading import read_fast
+from autograder.nbgrader_glue.notebook import exercise_label
 
 MAX_NOTEBOOK_BYTES = 20 << 20
 MAX_ANSWER_CHARS = 20_000  # a page shows this much of one answer; the rest is said to be cut
@@ -47,7 +48,7 @@ def read_code_answers(autograded: Path, assignment: str, notebook: str, grade_ce
     """Each student's code for the autograded exercise whose grade cell is `grade_cell` (`test_<exercise>`), with
     the mistakes the graders named in it (module docstring)."""
     mistakes = {s: named_mistakes(autograded / s / assignment, grade_cell) for s in students}
-    return read_answers(autograded, assignment, notebook, grade_cell.removeprefix("test_"), students, mistakes)
+    return read_answers(autograded, assignment, notebook, exercise_label(grade_cell), students, mistakes)
 
 
 def named_mistakes(folder: Path, grade_cell: str) -> frozenset[str]:

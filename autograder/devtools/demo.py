@@ -26,6 +26,7 @@ from autograder.devtools.catalogue.classroom import plan_class, write_class
 from autograder.devtools.demo_lms_step import canvas_download, demo_step, roster_step
 from autograder.devtools.repo import ROOT, available_assignments, new_course
 from autograder.display.terminal import make_console, score_table, summary_table
+from autograder.nbgrader_glue.notebook import exercise_label
 
 DEMO = ROOT / "demo"
 # The demo's endless-loop students would each hold a worker for several 30 s cell limits while the rest
@@ -56,7 +57,7 @@ def class_scores(course: Path, assignment: str) -> tuple[list[tuple[str, float]]
         for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
             grades = {g.name: g.score for g in submission.notebooks[0].grades}
             rows.append((submission.student_id, [grades.get(name) for name, _ in cells]))
-    return [(name.removeprefix("test_"), points) for name, points in cells], rows
+    return [(exercise_label(name), points) for name, points in cells], rows
 
 
 def run(students: int, course: Path = DEMO) -> int:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from autograder.nbgrader_glue.notebook import checksum
+from autograder.nbgrader_glue.notebook import checksum, exercise_label
 
 # the graders' words for a stub's NotImplementedError (autograder.grader_support.raised)
 NOT_ANSWERED = "is not implemented yet"
@@ -55,7 +55,7 @@ def outcome(cell: Any, stopped: dict[str, str], trusted_run_failed: str, level: 
     sentence of a self-check that failed only when run again outside the notebook's process."""
     meta = cell.metadata.nbgrader
     grade_id = str(meta.get("grade_id", ""))
-    exercise = grade_id.removeprefix("test_")
+    exercise = exercise_label(grade_id)
     score, points = float(meta.get("score") or 0), float(meta.get("points") or 0)
     verdict = "\n".join(str(o.get("data", {}).get("text/plain", "")) for o in cell.get("outputs", [])
                         if o.get("output_type") == "display_data")

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from autograder.grades.points import exercise_text, fmt
 from autograder.grades.stamps import now_text, utc_text
+from autograder.nbgrader_glue.notebook import exercise_label
 
 log = logging.getLogger("autograder.grades.outbox")
 
@@ -112,7 +113,7 @@ def counted_scores(sql: Sql, assignment: str, students: Iterable[str] | None = N
         grade = stored_grade(facts)
         when = _stamp_text(facts.arrived)
         exercises = order.sorted((c for c in facts.cells if c.exercise), lambda c: (c.notebook, c.cell))
-        comment = attempt_comment(when, ((c.cell.removeprefix("test_"), None if c.pending else c.score, c.max_score)
+        comment = attempt_comment(when, ((exercise_label(c.cell), None if c.pending else c.score, c.max_score)
                                          for c in exercises),
                                   grade.penalty, grade.score, grade.max_score)
         result[student] = CountedScore(assignment, student, grade.score, grade.max_score, when, comment,

@@ -9,7 +9,7 @@ from typing import Any
 from autograder.grader_support.exercise import points_total
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
 from autograder.grading.reading import read_fast
-from autograder.nbgrader_glue.notebook import NotebookError, content_checksum
+from autograder.nbgrader_glue.notebook import NotebookError, content_checksum, exercise_label
 
 Rows = Callable[[str, dict[str, Any]], list[tuple]]
 
@@ -49,7 +49,7 @@ class Snapshot:
         """What an instructor reads: `sigmoid` for the grade cell `test_sigmoid` (`notebook/sigmoid` when the
         assignment has several notebooks), as the class report names exercises."""
         notebook, name = key
-        label = name.removeprefix("test_")
+        label = exercise_label(name)
         return f"{notebook}/{label}" if len(self.notebooks) > 1 else label
 
 

@@ -16,7 +16,7 @@ from autograder.course.settings import CourseSettings, SettingsError, read_cours
 from autograder.deadlines.rules import LateRules
 from autograder.grader_support.hints import hint_text
 from autograder.grading.model import RESULT_FILE, CellResult, SubmissionResult
-from autograder.nbgrader_glue.notebook import NO_RESPONSE
+from autograder.nbgrader_glue.notebook import NO_RESPONSE, exercise_label
 from autograder.regrade.audit import grader_version, sqlalchemy_query, versions_by_student
 from autograder.report.deadline_rows import DeadlineRow, deadline_rows
 from autograder.similarity import Comparison, SimilarityError, compare_class
@@ -255,7 +255,7 @@ def _exercises(settings: CourseSettings, gradebook: Gradebook, assignment: str) 
     exercises = []
     for notebook in notebooks:
         for cell in order.sorted(notebook.grade_cells, lambda cell, nb=notebook.name: (nb, cell.name)):
-            label = cell.name.removeprefix("test_")
+            label = exercise_label(cell.name)
             if len(notebooks) > 1:
                 label = f"{notebook.name}/{label}"
             exercises.append(Exercise(notebook.name, cell.name, float(cell.max_score), label))

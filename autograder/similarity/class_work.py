@@ -13,7 +13,7 @@ from autograder.course.settings import SettingsError, read_course
 from autograder.course.submitted import UnsafeFile, read_bytes, shown, valid_student_id
 from autograder.grading.model import RESULT_FILE, SubmissionResult
 from autograder.grading.reading import read_fast
-from autograder.nbgrader_glue.notebook import NotebookError
+from autograder.nbgrader_glue.notebook import NotebookError, exercise_label
 from autograder.similarity.notebook_work import (
     NotebookRefused,
     ReleasedNotebook,
@@ -48,7 +48,7 @@ def wrong_answers(result: SubmissionResult) -> dict[str, str]:
     draw their inputs from a fixed seed."""
     found = {}
     for cell in result.cells:
-        exercise = cell.grade_id.removeprefix("test_")
+        exercise = exercise_label(cell.grade_id)
         if cell.exercise and cell.exercise.score < cell.exercise.max_score:
             failing = [(c.name, c.earned, c.message) for c in cell.exercise.cases if c.earned < c.points]
             found[exercise] = digest(repr((failing, cell.exercise.counterexample)))
