@@ -3,8 +3,11 @@ and two grade cells (an autograded one and the written answer); each student's s
 nbgrader's writer leaves a graded submission with an answer waiting for a person (the ORM's add_submission is a
 tenth of a second a student; this is milliseconds for a class)."""
 
+import contextlib
+import shutil
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -41,3 +44,23 @@ def question_gradebook(folder: Path, students: list[str]) -> str:
     finally:
         db.close()
     return url
+
+
+def made_once(folder: Path, students: list[str]) -> Path:
+    """The gradebook file of `question_gradebook` with our tables too, for a module to copy for each test (a new
+    gradebook runs nbgrader's alembic and ours: seconds)."""
+    from autograder.migrations import upgrade
+
+    upgrade(question_gradebook(folder, students))
+    return folder / "gradebook.db"
+
+
+@contextlib.contextmanager
+def copy_opened(made: Path, folder: Path) -> Iterator[Gradebook]:
+    """A copy of the gradebook `made` in `folder`, open with nbgrader's `Gradebook` while the block runs."""
+    shutil.copy(made, folder / "gradebook.db")
+    gb = Gradebook(f"sqlite:///{folder / 'gradebook.db'}")
+    try:
+        yield gb
+    finally:
+        gb.close()

@@ -9,7 +9,6 @@ student reads the answer and the new grade."""
 
 import json
 import re
-import shutil
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,7 +32,7 @@ from autograder.grades.facts import read_facts
 from autograder.grades.outbox import SessionSql, latest
 from autograder.grades.settle import GradeRules
 from autograder.migrations import upgrade
-from tests.question_gradebook import ASSIGNMENT, CELL, CODE_CELL, NOTEBOOK, question_gradebook
+from tests.question_gradebook import ASSIGNMENT, CELL, CODE_CELL, NOTEBOOK, copy_opened, made_once, question_gradebook
 from tests.question_service import question_routes, serving
 
 STUDENTS = ["ann", "ben", "cy"]
@@ -42,18 +41,13 @@ HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> I
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> Path:
-    """Made once (a new gradebook runs nbgrader's alembic, seconds): each test gets a copy."""
-    folder = tmp_path_factory.mktemp("regrade")
-    upgrade(question_gradebook(folder, STUDENTS))  # 7 of 7 autograded, the written answer waiting for a person
-    return folder / "gradebook.db"
+    return made_once(tmp_path_factory.mktemp("regrade"), STUDENTS)  # 7 of 7 autograded, the written answer waiting
 
 
 @pytest.fixture
 def gradebook(made: Path, tmp_path: Path):
-    shutil.copy(made, tmp_path / "gradebook.db")
-    gb = Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}")
-    yield gb
-    gb.close()
+    with copy_opened(made, tmp_path) as gb:
+        yield gb
 
 
 def sql_of(gb: Gradebook) -> SessionSql:

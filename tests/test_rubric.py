@@ -3,7 +3,6 @@
 `grades.settle`, an item's edit re-scores everyone it was given to, and two graders never overwrite each other.
 """
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from autograder.by_question.rubric import Conflict, Question, QuestionGrading, R
 from autograder.deadlines.rules import LateRules
 from autograder.grades.outbox import SessionSql, latest
 from autograder.grades.settle import GradeRules
-from autograder.migrations import upgrade
-from tests.question_gradebook import ASSIGNMENT, CELL, NOTEBOOK, question_gradebook
+from tests.question_gradebook import ASSIGNMENT, CELL, NOTEBOOK, copy_opened, made_once
 
 QUESTION = Question(ASSIGNMENT, NOTEBOOK, CELL)
 STUDENTS = [f"s{i:03d}" for i in range(40)]
@@ -22,19 +20,13 @@ STUDENTS = [f"s{i:03d}" for i in range(40)]
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> Path:
-    """Made once (a new gradebook runs nbgrader's alembic, seconds): each test gets a copy."""
-    folder = tmp_path_factory.mktemp("question")
-    upgrade(question_gradebook(folder, STUDENTS))  # 7 of 7 autograded, the written answer waiting for a person
-    return folder / "gradebook.db"
+    return made_once(tmp_path_factory.mktemp("question"), STUDENTS)  # 7 of 7 autograded, the written answer waiting
 
 
 @pytest.fixture
 def gradebook(made: Path, tmp_path: Path):
-    shutil.copy(made, tmp_path / "gradebook.db")
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    gb = Gradebook(url)
-    yield gb
-    gb.close()
+    with copy_opened(made, tmp_path) as gb:
+        yield gb
 
 
 def grader(gb: Gradebook, user: str = "ta1") -> QuestionGrading:
