@@ -217,13 +217,7 @@ def code_groups_section(groups: Sequence[AnswerGroup], scores: dict[str, float |
     e = html.escape
     sections = []
     for number, group in enumerate(groups, 1):
-        variants = group.variants
-        shown = "".join(f'<pre class="answer" lang="">{e(text) or "(empty)"}</pre>'
-                        f'<p class="meta">{len(students)} answer{"s" if len(students) != 1 else ""}: '
-                        f'{e(", ".join(students[:8]))}{" …" if len(students) > 8 else ""}</p>'
-                        for text, students in variants[:MAX_VARIANTS_SHOWN])
-        more = (f'<p class="meta">and {len(variants) - MAX_VARIANTS_SHOWN} more texts</p>'
-                if len(variants) > MAX_VARIANTS_SHOWN else "")
+        shown = _variants(group, code=True)
         kind = ("the same mistake named: " + ", ".join(sorted(group.mistakes)) if group.kind == "mistake"
                 else "no mistake named, identical code")
         got = sorted({scores[s] for s in group.students if scores.get(s) is not None})
@@ -233,7 +227,7 @@ def code_groups_section(groups: Sequence[AnswerGroup], scores: dict[str, float |
             f'<section class="variant-group" aria-labelledby="c{number}">'
             f'<h3 id="c{number}">Group {number} of {len(groups)}: '
             f'{len(group.answers)} student{"s" if len(group.answers) != 1 else ""}, {e(kind)}{points}</h3>'
-            f"{shown}{more}</section>")
+            f"{shown}</section>")
     return ('<section class="code" aria-labelledby="code"><h2 id="code">The class\'s code, by the mistake the '
             "graders named</h2><p>These scores are the graders'. To change every score of a group, change the "
             "graders' points for its mistake and run <code>autograder regrade</code> (its audit lists each change); "
@@ -274,13 +268,7 @@ def question_page(question: Question, max_score: float, groups: Sequence[AnswerG
         f'<button type="submit">Save item {i.position}</button></form>' for i in items)
     sections = []
     for number, group in enumerate(groups, 1):
-        variants = group.variants
-        shown = "".join(f'<div class="answer" lang="">{e(text) or "<em>(empty)</em>"}</div>'
-                        f'<p class="meta">{len(students)} answer{"s" if len(students) != 1 else ""}: '
-                        f'{e(", ".join(students[:8]))}{" …" if len(students) > 8 else ""}</p>'
-                        for text, students in variants[:MAX_VARIANTS_SHOWN])
-        more = (f'<p class="meta">and {len(variants) - MAX_VARIANTS_SHOWN} more similar texts</p>'
-                if len(variants) > MAX_VARIANTS_SHOWN else "")
+        shown = _variants(group, code=False)
         kind = {"identical": "identical answers", "similar": "near-duplicate answers",
                 "mistake": "the same mistake named: " + ", ".join(sorted(group.mistakes))}[group.kind]
         buttons = "".join(f'<button type="button" data-item="{i.id}" aria-pressed="false">'
@@ -292,7 +280,7 @@ def question_page(question: Question, max_score: float, groups: Sequence[AnswerG
         sections.append(
             f'<section class="group" tabindex="0" data-students="{students_json}" aria-labelledby="g{number}">'
             f'<h2 id="g{number}">Group {number} of {len(groups)}: {len(group.answers)} '
-            f'student{"s" if len(group.answers) != 1 else ""}, {e(kind)}</h2>{shown}{more}{held_note}'
+            f'student{"s" if len(group.answers) != 1 else ""}, {e(kind)}</h2>{shown}{held_note}'
             f'<div role="group" aria-label="Rubric items for group {number}">{buttons}</div></section>')
     title = f"{question.assignment}: {question.cell}"
     return _document(question, base, xsrf, nonce, items, answers, title_words="grade by question", body=(
@@ -306,6 +294,22 @@ def question_page(question: Question, max_score: float, groups: Sequence[AnswerG
         f'<form class="item" data-path="items"><label>New item points <input name="points" size="4" required>'
         f'</label><label>comment the student reads <input name="comment" size="50" required></label>'
         f'<button type="submit">Add item</button></form></details>'))
+
+
+def _variants(group: AnswerGroup, code: bool) -> str:
+    """A group's distinct texts (the first `MAX_VARIANTS_SHOWN`, the most common first), each with who wrote it,
+    escaped; code kept as laid out."""
+    e = html.escape
+    variants = group.variants
+    shown = "".join((f'<pre class="answer" lang="">{e(text) or "(empty)"}</pre>' if code else
+                     f'<div class="answer" lang="">{e(text) or "<em>(empty)</em>"}</div>')
+                    + f'<p class="meta">{len(students)} answer{"s" if len(students) != 1 else ""}: '
+                    f'{e(", ".join(students[:8]))}{" …" if len(students) > 8 else ""}</p>'
+                    for text, students in variants[:MAX_VARIANTS_SHOWN])
+    if len(variants) > MAX_VARIANTS_SHOWN:
+        shown += (f'<p class="meta">and {len(variants) - MAX_VARIANTS_SHOWN} more '
+                  f'{"texts" if code else "similar texts"}</p>')
+    return shown
 
 
 def _points(points: float) -> str:
