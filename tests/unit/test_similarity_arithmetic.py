@@ -215,15 +215,23 @@ def test_a_sum_of_bits_is_reached_every_way():
     assert alone_bits([2 / 190], 0) == 0.0 and alone_bits([0.0], 1) == 0.0
 
 
+def _long_answer(i: int, e: int) -> str:
+    """Student `i`'s own answer to exercise `e`, long enough to be fingerprinted."""
+    u = 1000 + 37 * i + 5 * e
+    return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
+
+
+def _two_alike_in_e0_e1() -> list[StudentWork]:
+    """20 students with answers of their own to e0, e1 and e2, but s00 and s01, who wrote e0 and e1 alike."""
+    return [StudentWork(f"s{i:02d}", answers={f"e{e}": _long_answer(max(i, 1) if e < 2 else i, e)
+                                              for e in range(3)}) for i in range(20)]
+
+
 def test_exercises_answered_alike_by_hand():
     # Two of three exercises answered alike, long enough to be fingerprinted: each exercise's code is worth
     # log2(7) (every fingerprint the pair's alone); with style, the exercises alike 2 x log2(19) less log2(4 x 2^3
     # x TRIES) (SETS_TRIED). One fact: the code's 2 x log2(7) counts.
-    def answer(i: int, e: int) -> str:
-        u = 1000 + 37 * i + 5 * e
-        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
-    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
-             for i in range(20)]
+    works = _two_alike_in_e0_e1()
     for form, tries in (("text", 2), ("style", 4), ("loose", 8)):
         scored = pair_scores(works, form=form)
         assert scored.alike == {(0, 1): (["e0", "e1"], pytest.approx(2 * math.log2(19) - math.log2(32 * tries)))}
@@ -260,11 +268,7 @@ def test_two_mistakes_no_one_else_made_by_hand():
     # one else made: of the class's 190 pairs, 1 shares such a mistake in e0, 1 in e1: (1/190)^2, 2 x log2(190),
     # less log2(4) for the reading and log2(8) for the form; it counts, and the wrong answers add nothing more
     # (the graders' verdicts on answers weighed as wholes follow from them).
-    def answer(i: int, e: int) -> str:
-        u = 1000 + 37 * i + 5 * e
-        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
-    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1) if e < 2 else i, e) for e in range(3)})
-             for i in range(20)]
+    works = _two_alike_in_e0_e1()
     for work in works[:2]:
         work.wrong = {"e0": "fails test 1", "e1": "fails test 2"}
     scored = pair_scores(works, form="program")
@@ -274,7 +278,7 @@ def test_two_mistakes_no_one_else_made_by_hand():
     # (2/190) x (1/190) for the pair's two.
     alike_too = [StudentWork(w.student, answers=dict(w.answers), wrong=dict(w.wrong)) for w in works]
     for work in alike_too[4:6]:
-        work.answers["e0"], work.wrong = answer(4, 0), {"e0": "fails test 3"}
+        work.answers["e0"], work.wrong = _long_answer(4, 0), {"e0": "fails test 3"}
     assert pair_scores(alike_too, form="program").scores[0, 1] == pytest.approx(math.log2(190 * 190 / 2) - 5)
     # The same answers, right: counted by students only, 2 x log2(19) - log2(32 / 3), under the code's 2 x log2(7).
     for work in works[:2]:
@@ -336,10 +340,7 @@ def test_a_pair_found_as_text_is_explained_as_text():
     # Three long answers alike: the code 3 x log2(7) in every form; the set 3 x log2(19) less log2(2 x 2) as text
     # (fewest tries), more than the code: the text is the form the pair is found in, and the evidence says so. A
     # shared cell id adds its log2(7) to it.
-    def answer(i: int, e: int) -> str:
-        u = 1000 + 37 * i + 5 * e
-        return f"    a = w_hh * {u}\n    b = a + {u + 1}\n    c = b - {u + 2}\n    return c / {u + 3}"
-    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": answer(max(i, 1), e) for e in range(3)},
+    works = [StudentWork(f"s{i:02d}", answers={f"e{e}": _long_answer(max(i, 1), e) for e in range(3)},
                          created_ids={f"own{i}": "x"}) for i in range(20)]
     works[0].created_ids["both"] = works[1].created_ids["both"] = "w.shape"
     scores, source = best_scores(works)
