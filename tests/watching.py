@@ -45,7 +45,9 @@ class Watched:
         import json
 
         path = self.course / ".autograder-watch" / "ledger.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        text = path.read_text() if path.exists() else ""
+        # The watcher may be midway through appending a line as we read: only whole lines are records yet.
+        return [json.loads(line) for line in text[:text.rfind("\n") + 1].splitlines()]
 
 
 # Memory-backed, where the machine has it: a flood of folders is removed in a second there, where removing
