@@ -12,12 +12,18 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections import defaultdict
+from itertools import combinations
 from pathlib import Path
 
 from autograder.devtools import dolos_side, similarity_class
 from autograder.similarity import evidence, read_class
+from autograder.similarity.notebook_work import StudentWork
+from autograder.similarity.program_form import answer_tokens
 
 MARGINS = (-2.0, 0.0, 1.0, 2.0, 4.0)
+# The disguises that leave every answer the program it was (`fixed` puts one right on purpose).
+PROGRAM_KEPT = set(similarity_class.DISGUISES) - {"fixed"}
 
 
 def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool, one_style: bool = False,
@@ -50,6 +56,18 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool
         line = evidence.threshold(len(works), margin)
         hits = {pair for pair, s in by_pair.items() if s >= line}
         at[margin] = (len(hits & labelled.planted), len(hits))
+    as_programs = {w.student: _programs(w, names) for w in works}
+    seen = {}  # disguise -> (answers a copier disguised so that are the other's as programs, answers compared)
+    for pair in labelled.planted:
+        a, b = (as_programs[name] for name in sorted(pair))
+        for how in {name.split("-", 1)[1] for name in pair if name.startswith("c")} & PROGRAM_KEPT:
+            same, total = seen.get(how, (0, 0))
+            seen[how] = (same + sum(a[e] == b[e] for e in a.keys() & b.keys()), total + len(a.keys() & b.keys()))
+    alike: dict[tuple, list[str]] = defaultdict(list)  # a whole notebook as programs -> who handed it in
+    for name, answers in as_programs.items():
+        alike[tuple(sorted(answers.items()))].append(name)
+    twins = (sum(frozenset(pair) not in labelled.planted for held in alike.values() for pair in combinations(held, 2)),
+             len(works) * (len(works) - 1) // 2 - len(labelled.planted))
     disguise = {}
     for pair in labelled.planted:
         for name in pair:
@@ -59,7 +77,12 @@ def run(assignment: str, n: int, seed: int, groups: int, rings: int, dolos: bool
                 disguise[how] = (found + (pair in flagged), total + 1)
     return {"seconds": seconds, "read": read, "flagged": flagged, "planted": labelled.planted, "at": at,
             "honest_top": honest_top - evidence.threshold(len(works), 0.0), "disguise": disguise,
-            "threshold": comparison.threshold, "dolos": dolos_runs, "checked": checked}
+            "threshold": comparison.threshold, "dolos": dolos_runs, "checked": checked, "seen": seen, "twins": twins}
+
+
+def _programs(work: StudentWork, names: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Each answer as the program `autograder similarity` compares (`program_form`), every disguise set aside."""
+    return {e: tuple(t.text for t in answer_tokens(text, names)) for e, text in work.answers.items() if text.strip()}
 
 
 def main() -> None:
@@ -107,6 +130,15 @@ def main() -> None:
     for how in (*similarity_class.DISGUISES, "rare-wrong"):
         found, total = totals.get(how, (0, 0))
         print(f"  {how:13} {found}/{total}")
+    print("answers a copier disguised, the same program as the other's once the disguises are set aside (what the "
+          "normalisation sees through; `fixed` changes one answer on purpose):")
+    for how in similarity_class.DISGUISES:
+        if how in PROGRAM_KEPT:
+            same, total = (sum(r["seen"].get(how, (0, 0))[i] for r in runs) for i in (0, 1))
+            print(f"  {how:13} {same}/{total}")
+    twins, pairs = (sum(r["twins"][i] for r in runs) for i in (0, 1))
+    print(f"honest pairs handing in the same program in every exercise: {twins} of {pairs} (a copy disguised every "
+          f"way is, as programs, one of these: below the threshold where its answers are ones many students write)")
     print(f"median time to compare a class: {statistics.median(r['seconds'] for r in runs):.2f} s")
     if not args.no_dolos:
         _print_dolos(runs)

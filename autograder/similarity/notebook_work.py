@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.nbgrader_glue.notebook import grade_id, is_grade, is_solution
-from autograder.similarity.code_tokens import tokens
+from autograder.similarity.code_tokens import lexemes, tokens
 from autograder.similarity.program_form import signature, signatures
 
 MAX_CELLS = 5000  # the releases have 31 and 46; more is a generated file, refused with a message
@@ -139,8 +139,33 @@ def answer_region(written: str, released: str, names: frozenset[str] = frozenset
         given = [p.split("=")[0].split(":")[0].strip() for p in match[2].split(",") if p.strip()]
         if match[1] in contract and given != contract[match[1]][:len(given)]:
             lines.add(bisect.bisect_right(starts, match.start()) - 1)
+    # A statement is the student's whole, or not at all: `return np.tanh(` kept and its `z)` (the release's tokens)
+    # left out would compare a statement cut in two, and a copier who spreads a line over three is another program.
+    for statement in _statements(text, starts):
+        if lines & statement:
+            lines |= statement
     return "\n".join(text[starts[i]:starts[i + 1] if i + 1 < len(starts) else len(text)].rstrip("\n")
                      for i in sorted(lines))
+
+
+def _statements(text: str, starts: list[int]) -> list[set[int]]:
+    """The lines of each statement spread over more than one (brackets left open, or a line ending in `\\`)."""
+    spread: list[set[int]] = []
+    depth, first, last = 0, None, -1
+    for kind, token, start, _ in lexemes(text):
+        line = bisect.bisect_right(starts, start) - 1
+        if kind == "comment":
+            continue
+        continued = line > 0 and text[starts[line - 1]:starts[line]].rstrip().endswith("\\")
+        if depth == 0 and line != last and not continued:
+            first = line
+        depth = max(0, depth + (token in "([{") - (token in ")]}")) if kind == "op" else depth
+        last = line
+        if first is not None and line > first:
+            if not spread or first not in spread[-1]:
+                spread.append({first})
+            spread[-1] |= set(range(first, line + 1))
+    return spread
 
 
 def _depth(line: str) -> int:

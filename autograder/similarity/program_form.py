@@ -255,19 +255,27 @@ def _normalised(body: list[ast.stmt], names: _Names, marks: dict[str, list], sty
 
 
 def _unwrapped(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> list[ast.stmt]:
-    """A release function's def replaced by its body, its parameters renamed to the release's by position."""
+    """A release function's def replaced by its body, its parameters renamed to the release's by position. Where
+    the answer defines more than one release function, each keeps its def (parameters renamed all the same): their
+    bodies run one after the other would make every one after the first dead code behind its `return`."""
     out: list[ast.stmt] = []
+    several = sum(isinstance(node, ast.FunctionDef) and node.name in names.signatures for node in body) > 1
     for node in body:
         if isinstance(node, ast.FunctionDef) and node.name in names.signatures:
             theirs = names.signatures[node.name]
-            mine = [a.arg for a in node.args.posonlyargs + node.args.args]
-            mapping = {m: t for m, t in zip(mine, theirs, strict=False) if m != t}
+            parameters = node.args.posonlyargs + node.args.args
+            mapping = {a.arg: t for a, t in zip(parameters, theirs, strict=False) if a.arg != t}
             if mapping:
                 marks["names"].extend(f"{m}->{t}" for m, t in mapping.items())
                 for inner in ast.walk(ast.Module(node.body, [])):
                     if isinstance(inner, ast.Name) and inner.id in mapping:
                         inner.id = mapping[inner.id]
-            out.extend(node.body)
+                for parameter in parameters:
+                    parameter.arg = mapping.get(parameter.arg, parameter.arg)
+            if several:
+                out.append(node)
+            else:
+                out.extend(node.body)
         else:
             out.append(node)
     return out
@@ -380,10 +388,15 @@ def _blocks(body: list[ast.stmt]) -> list[list[ast.stmt]]:
     return found
 
 
-def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> list[ast.stmt]:
+def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list], top: bool = True) -> list[ast.stmt]:
     """A temporary assigned once and read once, later in its own block, replaced by its value, when nothing
-    its value reads is assigned on the way."""
-    while _alias_last(body):
+    its value reads is assigned on the way. A function the answer defines is its own scope: its temporaries are
+    counted in its body (release functions kept as defs each use `result`). The release's starter lines, read
+    into the last statements below, are `top`'s alone."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            node.body = _inlined(node.body, names, marks, top=False)
+    while top and _alias_last(body):
         # A name given to what was written just before, last and never read (`answer = out`): the release's
         # starter `return answer`, a line of the release and not in the answer, returns `out`, as the
         # release's line `return out` (left out of the answer) does.
@@ -409,7 +422,7 @@ def _inlined(body: list[ast.stmt], names: _Names, marks: dict[str, list]) -> lis
                 done += 1
                 continue
             i += 1
-    last = body[-1] if body else None
+    last = body[-1] if body and top else None
     if (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)
             and not loads.get(last.targets[0].id)):
         # What the answer assigns last and never reads is what the release's starter `return w_h` returns (a

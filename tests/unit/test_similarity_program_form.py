@@ -373,3 +373,29 @@ def test_winnowing_of_short_answers_by_hand():
     from autograder.similarity.winnowing import shared_spans
     mine = "    h = np.tanh(w_hh @ h_t_prev + w_hx @ x_t + b_h)\n    return h"
     assert shared_spans(mine, mine, HSA) == [(mine.index("np."), len(mine))]  # `h` inlined: from its value
+
+
+def test_two_release_functions_in_one_cell_are_each_compared():
+    # Bodies run one after the other, the second would be dead code behind the first's `return`, and a cell
+    # whose second function differs would pass for the same; each function's temporaries are its own.
+    names = NAMES["rnn_update_equations"]
+    cell = ("def stack_params(W_xh, W_hh):\n    return np.hstack((W_hh, W_xh))\n\n"
+            "def stack_inputs(x_t, h_prev):\n    return np.vstack((h_prev, x_t))\n")
+    other = cell.replace("np.vstack((h_prev, x_t))", "np.vstack((x_t, h_prev))")
+    assert not _same(cell, other, names)
+    extracted = cell.replace("return np.hstack((W_hh, W_xh))", "out = np.hstack((W_hh, W_xh))\n    return out")
+    extracted = extracted.replace("return np.vstack((h_prev, x_t))", "out = np.vstack((h_prev, x_t))\n    return out")
+    assert _same(cell, extracted, names)
+
+
+def test_a_statement_over_several_lines_is_the_students_whole():
+    # `z)` alone is the release's tokens; kept with the line that opened the bracket, it is the same program as
+    # the statement on one line.
+    released = ('def sigmoid(z):\n    """The logistic sigmoid."""\n    ### START CODE HERE ###\n'
+                '    raise NotImplementedError()\n    ### END CODE HERE ###\n    return s')
+    spread = "def sigmoid(z):\n    return np.tanh(\n        z\n    )"
+    one = "def sigmoid(z):\n    return np.tanh(z)"
+    assert answer_region(spread, released, HSA) == "    return np.tanh(\n        z\n    )"
+    assert _same(answer_region(spread, released, HSA), answer_region(one, released, HSA), HSA)
+    continued = "def sigmoid(z):\n    s = 1 / \\\n        (1 + np.exp(-z))\n    return s"
+    assert answer_region(continued, released, HSA).split("\n")[:2] == ["    s = 1 / \\", "        (1 + np.exp(-z))"]
