@@ -458,7 +458,7 @@ ASIDE = {"program": "as programs: names, layout, comments, parentheses, dead cod
          "style": "as written but for names, layout, comments, parentheses, pass statements and dead code",
          "loose": "as written but for names, layout, comments, parentheses, pass statements, dead code, temporaries "
                   "and how axis is given",
-         "text": "names, layout, comments and order aside"}
+         "text": "names, layout, comments, parentheses around a name and order aside"}
 
 
 def set_aside(mine: str, theirs: str, names: frozenset[str] = frozenset()) -> str:

@@ -161,8 +161,9 @@ def test_a_shared_set_of_answers_by_hand():
     pair = explain(works, "s01", "s00")
     assert (pair.a, pair.b, pair.score) == ("s00", "s01", round(whole - 2, 1))
     assert [(e.kind, e.text) for e in pair.evidence] == [("answers", (
-        "the same answers to all 3 exercises (names, layout, comments and order aside): a set handed in by 2 of 20 "
-        "students, that two students working alone would both write about once in 1,715 pairs"))]  # 19^3 / 4
+        "the same answers to all 3 exercises (names, layout, comments, parentheses around a name and order aside): "
+        "a set handed in by 2 of 20 students, that two students working alone would both write about once in "
+        "1,715 pairs"))]  # 19^3 / 4
     assert pair.evidence[0].bits == pytest.approx(whole - 2)
 
 
@@ -346,7 +347,7 @@ def test_a_pair_found_as_text_is_explained_as_text():
     scores, source = best_scores(works)
     assert scores[0, 1] == pytest.approx(3 * math.log2(19) - 2 + math.log2(7)) and source[0, 1].form == "text"
     texts = [e.text for e in explain(works, "s00", "s01").evidence]
-    aside = "names, layout, comments and order aside"
+    aside = "names, layout, comments, parentheses around a name and order aside"
     assert texts[0] == (f"the same answers to all 3 exercises ({aside}): a set handed in by 2 of 20 students, that "
                         "two students working alone would both write about once in 1,715 pairs")
     assert f"e0: 100% of the code they wrote is the same as text, {aside} (its rarest shared part is in 2 of 20 " \

@@ -399,3 +399,22 @@ def test_a_statement_over_several_lines_is_the_students_whole():
     assert _same(answer_region(spread, released, HSA), answer_region(one, released, HSA), HSA)
     continued = "def sigmoid(z):\n    s = 1 / \\\n        (1 + np.exp(-z))\n    return s"
     assert answer_region(continued, released, HSA).split("\n")[:2] == ["    s = 1 / \\", "        (1 + np.exp(-z))"]
+
+
+@pytest.mark.parametrize("wrapped, bare", [
+    ("h = (phi)((np).dot((W_xh), (x_t)) + (b_h))", "h = phi(np.dot(W_xh, x_t) + b_h)"),
+    ("m = np.c_[(a_0), (a_1)]", "m = np.c_[a_0, a_1]"),
+    ("return (1) + (z)", "return 1 + z"),
+])
+def test_the_text_form_sets_aside_parentheses_around_a_name(wrapped, bare):
+    # Two copiers of different sources who both wrap every name: the text form alone still saw them as one.
+    texts = [[t.text for t in program_form.answer_tokens(s, HSA, "text")] for s in (wrapped, bare)]
+    assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("call, grouped", [
+    ("y = f(x)", "y = f x"), ("y = g()(x)", "y = g() x"), ("y = a[0](x)", "y = a[0] x"), ("y = (x, z)", "y = x, z"),
+])
+def test_the_text_form_keeps_a_call_and_a_tuple(call, grouped):
+    texts = [[t.text for t in program_form.answer_tokens(s, HSA, "text")] for s in (call, grouped)]
+    assert "(" in texts[0] and texts[0] != texts[1]
