@@ -468,7 +468,8 @@ def _alias_last(body: list[ast.stmt]) -> bool:
     if last.targets[0].id in {n.id for n in _loaded(ast.Module(body, []))}:
         return False
     for node in reversed(body[:-1]):
-        written = (effects(node)[1] if isinstance(node, _SIMPLE) else set(_stored(node))) - {"<effect>"}
+        # A loop's writes too: `out[i, k] = ...` in a loop fills `out`, which `answer = out` then names.
+        written = effects(node)[1] - {"<effect>"}
         if written:
             return last.value.id in written
     return False

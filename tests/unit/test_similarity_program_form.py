@@ -170,6 +170,9 @@ def test_an_alias_assigned_last_is_the_releases_return():
     assert not _same(body, body + "\nstacked = out\nprint(stacked)", HSA)
     assert not _same(body, body + "\nstacked = out.T", HSA)
     assert not _same("a = w_hh\nb = w_hx", "a = w_hh", HSA)  # an alias of what was not written last
+    filled = "out = np.zeros((2, 2))\nfor i in range(2):\n    out[i, i] = 1"  # what a loop fills, named after it
+    assert _same(filled, filled + "\nmy_answer = out", HSA)
+    assert not _same(filled, filled + "\nmy_answer = w_hh", HSA)
 
 
 def test_a_renamed_def_line_is_read_with_the_releases_names():
