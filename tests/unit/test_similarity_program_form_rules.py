@@ -236,3 +236,100 @@ def test_a_sequence_keeps_its_operands_order(source):
 def test_commutative_operands_in_order():
     _pinned("return x * w + c", "return c + w * x", {"operand order": ["x * w", "w * x + c"]})
     _pinned("return x - w", "return x - w", {})
+
+
+def _spans(source: str) -> list[tuple[str, int, int]]:
+    """The answer's tokens, those of one span (the characters of the student's statement) joined."""
+    found: list[list] = []
+    for token in pf.program(source, KEPT).tokens:
+        if found and found[-1][1:] == [token.start, token.end]:
+            found[-1][0] += " " + token.text
+        else:
+            found.append([token.text, token.start, token.end])
+    return [tuple(f) for f in found]
+
+
+def test_each_token_spans_the_students_own_statement():
+    # An indented region: the offsets are the source's. A header spans up to its body, or, when its body is
+    # only what the normalisation put there (`pass`), the whole statement with the temporary inlined into it;
+    # `else :`, `finally :` and the ends of blocks take the span before them.
+    source = ("    t = x + 1\n    if c:\n        pass\n    else:\n        y = t * 2\n    try:\n        z = w('a')\n"
+              "    except ValueError:\n        z = y\n    finally:\n        q = 1\n    return z")
+    assert _spans(source) == [
+        ("if c : pass ⟩ else : v0 = ( 1 + x ) * 2 ⟩", 8, 64), ("try :", 69, 82), ("v1 = w ( S ) ⟩", 82, 92),
+        ("except ValueError :", 97, 124), ("v1 = v0 ⟩ finally :", 124, 129), ("v2 = 1 ⟩", 151, 156),
+        ("return v1", 161, 169)]
+    assert pf.program(source, KEPT).problem == ""
+    # A statement ends where its code does, not where its line does (a comment after it is not its own).
+    assert _spans("y = (w + x)  # c\nreturn y * y") == [("v0 = w + x", 0, 11), ("return v0 * v0", 17, 29)]
+
+
+@pytest.mark.parametrize(("source", "spans", "problem"), [
+    # The statements that parse on their own (an `else` goes with its `if`), then the others as text.
+    ("y = w\nif c:\n    z = 1\nelse:\n    z = 2\nreturn (\nq = x\nreturn q +\nr = 1",
+     [("v0 = w", 0, 5), ("if c :", 6, 16), ("v1 = 1 ⟩ else :", 16, 21), ("v1 = 2 ⟩", 32, 37), ("v2 = x", 47, 52),
+      ("return 1", 64, 69), ("return", 38, 44), ("(", 45, 46), ("return", 53, 59), ("V", 60, 61), ("+", 62, 63)],
+     "line 6: '(' was never closed"),
+    ("else:\n    y = 1", [("else", 0, 4), (":", 4, 5), ("V", 10, 11), ("=", 12, 13), ("1", 14, 15)],
+     "line 1: invalid syntax"),
+    ("if c:\n    y = 1\nreturn (", [("if c :", 0, 10), ("v0 = 1 ⟩", 10, 15), ("return", 16, 22), ("(", 23, 24)],
+     "line 3: '(' was never closed"),
+    ("y = x\x00\nreturn y", [("return g0", 7, 15), ("V", 0, 1), ("=", 2, 3), ("x", 4, 5)],
+     "source code string cannot contain null bytes"),
+    ("  y = w\n\treturn y", [("V", 2, 3), ("=", 4, 5), ("w", 6, 7), ("return", 9, 15), ("V", 16, 17)],
+     "line 1: unexpected indent"),  # indents sharing no prefix: nothing taken out
+    ("\n", [], ""),
+])
+def test_an_answer_that_does_not_parse(source, spans, problem):
+    assert _spans(source) == spans
+    said = pf.program(source, KEPT).problem
+    assert said == (f"does not parse ({problem}): compared on what parses, the rest on its text" if problem else "")
+
+
+def _size(source: str) -> tuple[int, int]:
+    tree = pf.ast.parse(source)
+    count, deepest, stack = 0, 0, [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count, deepest = count + 1, max(deepest, depth)
+        stack.extend((child, depth + 1) for child in pf.ast.iter_child_nodes(node))
+    return count, deepest
+
+
+@pytest.mark.parametrize("bound", ["MAX_NODES", "MAX_DEPTH"])
+def test_an_answer_at_a_bound_is_normalised_and_one_over_it_is_not(bound, monkeypatch):
+    source = "y = (w + x) * c\nreturn y"
+    nodes, depth = _size(source)
+    monkeypatch.setattr(pf, bound, nodes if bound == "MAX_NODES" else depth)
+    assert pf.program(source, KEPT).texts == ("return", "c", "*", "(", "w", "+", "x", ")")
+    pf.program.cache_clear()
+    monkeypatch.setattr(pf, bound, (nodes if bound == "MAX_NODES" else depth) - 1)
+    assert "normalisation stopped at its bound" in pf.program(source, KEPT).problem
+
+
+@pytest.mark.parametrize(("bound", "texts"), [
+    (2, "v0 = 3 + x return 1 + 2 + v0 + w"),  # the first two temporaries inlined, the third left
+    (200, "return 1 + 2 + 3 + w + x"),
+])
+def test_temporaries_inlined_up_to_their_bound(bound, texts, monkeypatch):
+    monkeypatch.setattr(pf, "MAX_INLINED", bound)
+    assert _form("a = 1 + w\nb = 2 + a\nd = 3 + x\nreturn b + d") == texts
+
+
+@pytest.mark.parametrize(("source", "texts", "marks"), [
+    # What the answer assigns last and never reads is the release's return; not in a function of its own.
+    ("y = w + x", "return w + x", {"temporaries": ["y"]}),
+    ("def helper(p):\n    global g\n    g = p\nreturn helper(x)", "def f0 ( a0 ) : global v0 v0 = a0 ⟩ return f0 ( x )",
+     {"names": ["helper", "p", "g", "g", "p", "helper"]}),
+    # A name read before is no alias of what the statement before wrote.
+    ("a = w\nb = f(a)\na = b", "v0 = w v1 = g0 ( v0 ) v0 = v1", {"names": ["a", "b", "f", "a", "a", "b"]}),
+    # Temporaries of a `finally` and of a handler are inlined in their own block.
+    ("try:\n    y = w\nfinally:\n    t = x + 1\n    z = t * 2\nreturn z * z * y * y",
+     "try : v0 = w ⟩ finally : v1 = ( 1 + x ) * 2 ⟩ return v0 * v0 * v1 * v1",
+     {"names": ["y", "z", "z", "z", "y", "y"], "temporaries": ["t"], "operand order": ["x + 1"]}),
+    ("try:\n    y = w\nexcept ValueError:\n    t = x + 1\n    y = t * 2\nreturn y * y",
+     "try : v0 = w ⟩ except ValueError : v0 = ( 1 + x ) * 2 ⟩ return v0 * v0",
+     {"names": ["y", "y", "y", "y"], "temporaries": ["t"], "operand order": ["x + 1"]}),
+])
+def test_the_last_assignment_and_blocks_of_their_own(source, texts, marks):
+    _pinned(source, texts, marks)
