@@ -17,14 +17,7 @@ from autograder.similarity.evidence import (
     threshold,
 )
 from autograder.similarity.notebook_work import StudentWork
-from autograder.similarity.program_form import program
-
-
-@pytest.fixture(autouse=True)
-def _fresh_programs():
-    """Each test normalises afresh: `program` caches its answers, and a cache filled by another run of the code
-    (mutation testing forks from one) would hide a change in it."""
-    program.cache_clear()
+from tests.unit.similarity_support import fresh_programs  # noqa: F401 - autouse: each test normalises afresh
 
 
 def test_common_is_a_tenth_of_the_class_and_at_least_eight():

@@ -8,10 +8,9 @@ import re
 
 import pytest
 
-from autograder.devtools.repo import ROOT
-from autograder.grading.reading import read_fast
 from autograder.nbgrader_glue.notebook import grade_id, is_solution
 from autograder.similarity import notebook_work as nw
+from tests.unit.similarity_support import released
 
 # --- digest, plain, first_line ---------------------------------------------------------------------------------
 
@@ -90,13 +89,8 @@ def test_the_release_by_hand():
     assert isinstance(release.names, frozenset)
 
 
-def _release(assignment: str) -> tuple[list[dict], nw.ReleasedNotebook]:
-    cells = read_fast((ROOT / "release" / assignment / f"{assignment}.ipynb").read_bytes(), "release")["cells"]
-    return cells, nw.ReleasedNotebook.from_cells(assignment, cells)
-
-
 def test_the_real_release():
-    cells, release = _release("hidden_state_activation")
+    cells, release = released("hidden_state_activation")
     assert len(release.cell_ids) == len(cells) == 33
     assert release.by_id == {"b009d3df": "concat_weights", "be384e69": "concat_state_input", "ddbf625b": "formula_1",
                              "3732e18b": "formula_2", "b9d4e6f2": "explain_formulas", "017c693d": "sigmoid",
@@ -197,8 +191,8 @@ def test_an_attribute_is_compared_by_its_name():
 def test_a_long_answer_leaves_out_the_releases_return():
     # Over 200 tokens with four returns: difflib's "popular" heuristic (autojunk) would find no anchor for the
     # release's `return hs, ys` and count it as the student's.
-    cells, release = _release("rnn_update_equations")
-    released = release.solutions["rnn_forward"]
+    cells, release = released("rnn_update_equations")
+    stub = release.solutions["rnn_forward"]
     body = ("    def step(x, h):\n        return phi(W_xh @ x + W_hh @ h + b_h)\n\n"
             "    def out(h):\n        return W_hy @ h + b_y\n\n"
             "    def steps_of(shape):\n        return np.zeros((xs.shape[0],) + tuple(shape))\n\n"
@@ -208,9 +202,9 @@ def test_a_long_answer_leaves_out_the_releases_return():
             "    assert b_y.shape == (W_hy.shape[0], 1)\n"
             "    hs = steps_of(h0.shape)\n    ys = steps_of((W_hy.shape[0], h0.shape[1]))\n    h = h0\n"
             "    for t in range(xs.shape[0]):\n        h = step(xs[t], h)\n        hs[t] = h\n        ys[t] = out(h)\n")
-    student = released.replace("    # YOUR CODE HERE\n    raise NotImplementedError()\n", body)
-    assert student != released and "    return hs, ys" in student
-    assert nw.answer_region(student, released, release.names) == "\n".join(
+    student = stub.replace("    # YOUR CODE HERE\n    raise NotImplementedError()\n", body)
+    assert student != stub and "    return hs, ys" in student
+    assert nw.answer_region(student, stub, release.names) == "\n".join(
         line for line in body.splitlines() if line.strip())
 
 
@@ -307,7 +301,7 @@ def test_executions_are_keyed_by_the_notebook_and_a_notebook_never_run_has_none(
 
 
 def test_a_copy_of_the_real_release_with_two_answers():
-    cells, release = _release("hidden_state_activation")
+    cells, release = released("hidden_state_activation")
     by_gid = {grade_id(c): c for c in cells if is_solution(c)}
     stub = "    # YOUR CODE HERE\n    raise NotImplementedError()\n"
     mine = "    product = np.hstack((w_hh, w_hx)) @ np.vstack((h_t_prev, x_t))\n"

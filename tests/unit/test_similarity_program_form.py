@@ -11,31 +11,17 @@ import pytest
 from autograder.devtools import similarity_disguises as sd
 from autograder.devtools.catalogue import correct_answers, wrong_answers
 from autograder.devtools.repo import ROOT
-from autograder.grading.reading import read_fast
 from autograder.similarity import program_form
 from autograder.similarity.code_tokens import MAX_TOKENS, Token
 from autograder.similarity.evidence import set_aside
-from autograder.similarity.notebook_work import ReleasedNotebook, answer_region
+from autograder.similarity.notebook_work import answer_region
 from autograder.similarity.numpy_spellings import one_form
 from autograder.similarity.program_form import program
 from autograder.similarity.winnowing import WINDOW, K, fingerprints, winnowed
+from tests.unit.similarity_support import fresh_programs, released  # noqa: F401 - fresh_programs: autouse
 
 ASSIGNMENTS = ("hidden_state_activation", "rnn_update_equations")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_programs():
-    """Each test normalises afresh: `program` caches its answers, and a cache filled by another run of the code
-    (mutation testing forks from one) would hide a change in it."""
-    program.cache_clear()
-
-
-def _names(assignment: str) -> frozenset[str]:
-    cells = read_fast((ROOT / "release" / assignment / f"{assignment}.ipynb").read_bytes(), "release")["cells"]
-    return ReleasedNotebook.from_cells(assignment, cells).names
-
-
-NAMES = {a: _names(a) for a in ASSIGNMENTS}
+NAMES = {a: released(a)[1].names for a in ASSIGNMENTS}
 HSA = NAMES["hidden_state_activation"]
 
 

@@ -7,6 +7,7 @@ rule turned red."""
 import pytest
 
 from autograder.similarity import program_form as pf
+from tests.unit.similarity_support import fresh_programs  # noqa: F401 - autouse: each test normalises afresh
 
 # The release's names of these answers: `w`, `x`, `W_hh` and `c` are the assignment's own and kept.
 KEPT = frozenset({"w", "x", "W_hh", "c"})
@@ -14,13 +15,6 @@ KEPT = frozenset({"w", "x", "W_hh", "c"})
 SIGNED = frozenset({pf.signature("step", ["h", "x"]), pf.signature("out", ["h"]), "step", "out", "w"})
 # Marks that every answer has (its whitespace, its parentheses' count) and that these tests do not pin.
 _UNPINNED = ("layout", "parentheses")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_programs():
-    """Each test normalises afresh: `program` caches its answers, and a cache filled by another run of the code
-    (mutation testing forks from one) would hide a change in it."""
-    pf.program.cache_clear()
 
 
 def _form(source: str, kept: frozenset[str] = KEPT, form: str = "program") -> str:
