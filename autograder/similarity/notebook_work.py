@@ -153,18 +153,19 @@ def _statements(text: str, starts: list[int]) -> list[set[int]]:
     spread: list[set[int]] = []
     depth, first, last = 0, None, -1
     for kind, token, start, _ in lexemes(text):
-        line = bisect.bisect_right(starts, start) - 1
         if kind == "comment":
             continue
-        continued = line > 0 and text[starts[line - 1]:starts[line]].rstrip().endswith("\\")
-        if depth == 0 and line != last and not continued:
-            first = line
-        depth = max(0, depth + (token in "([{") - (token in ")]}")) if kind == "op" else depth
-        last = line
-        if first is not None and line > first:
-            if not spread or first not in spread[-1]:
-                spread.append({first})
-            spread[-1] |= set(range(first, line + 1))
+        line = bisect.bisect_right(starts, start) - 1
+        if line != last:  # a new line: a statement of its own unless a bracket or a `\` carries the last one on
+            if depth == 0 and not (line > 0 and text[starts[line - 1]:starts[line]].rstrip().endswith("\\")):
+                first = line
+            elif first is not None:
+                if not spread or first not in spread[-1]:
+                    spread.append({first})
+                spread[-1] |= set(range(first, line + 1))
+            last = line
+        if kind == "op":
+            depth = max(0, depth + (token in "([{") - (token in ")]}"))
     return spread
 
 

@@ -143,13 +143,17 @@ def _bare_atoms(found: list[Token]) -> list[Token]:
     return out
 
 
+def _is_name(text: str) -> bool:
+    return text.isidentifier() and not keyword.iskeyword(text)
+
+
 def _atom(text: str) -> bool:
-    return text.isidentifier() and not keyword.iskeyword(text) or text[:1].isdigit() or text == STRING
+    return _is_name(text) or text[:1].isdigit() or text == STRING
 
 
 def _ends_callee(text: str) -> bool:
     """Whether a `(` after this token calls what it ends (`f(x)`, `g()(x)`, `a[0](x)`), not a bracket of its own."""
-    return text in (")", "]") or text.isidentifier() and not keyword.iskeyword(text)
+    return text in (")", "]") or _is_name(text)
 
 
 def _as_text(raw: list[Token], marks: dict[str, list], problem: str) -> Program:
