@@ -161,8 +161,9 @@ def _statements(text: str, starts: list[int]) -> list[set[int]]:
                 first = line
             elif first is not None:
                 if not spread or first not in spread[-1]:
-                    spread.append({first})
-                spread[-1] |= set(range(first, line + 1))
+                    spread.append(set(range(first, last + 1)))
+                spread[-1].update(range(last + 1, line + 1))  # only the lines new since: a hostile cell of one
+                # statement over 30,000 lines costs them once, not once each
             last = line
         if kind == "op":
             depth = max(0, depth + (token in "([{") - (token in ")]}"))
